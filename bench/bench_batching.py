@@ -35,9 +35,9 @@ import time
 import numpy as np
 import tensorflow as tf
 
+from t2t.data import data_reader
+from t2t.data import packing
 from t2t.layers import common_hparams
-from t2t.utils import data_reader
-from t2t.utils import packing
 
 MAX_LENGTH = 256
 TOKENS_PER_BATCH = 4096

@@ -23,10 +23,10 @@ import time
 import numpy as np
 import tensorflow as tf
 
+from t2t.core import registry
 from t2t.layers import modalities
+from t2t.model import model_hparams
 from t2t.models import transformer
-from t2t.utils import model_hparams
-from t2t.utils import registry
 
 v1 = tf.compat.v1
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -34,7 +34,9 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from absl import logging  # noqa: E402
 
-from t2t.utils import model_hparams, registry, trainer_lib  # noqa: E402
+from t2t.core import registry
+from t2t.model import model_hparams
+from t2t.training import trainer_lib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VOCAB = 256

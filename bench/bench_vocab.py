@@ -28,7 +28,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from t2t.problems import text_encoder, tokenizer  # noqa: E402
+from t2t.encoders import text_encoder, tokenizer  # noqa: E402
 
 _SCRIPTS = {
     "latin": "aaabcdeeeefghiiijklmnooopqrstuuvwxyz",

@@ -8,8 +8,9 @@ The last step of `make demo`:
 import argparse
 import os
 
-from t2t.utils import decoding, trainer_lib
-from t2t.utils.run_config import create_run_config
+from t2t.decoding import decoding
+from t2t.training import trainer_lib
+from t2t.training.run_config import create_run_config
 
 
 def main():

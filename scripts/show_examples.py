@@ -7,7 +7,7 @@ import itertools
 
 import tensorflow as tf
 
-from t2t.utils import registry
+from t2t.core import registry
 
 
 def main():

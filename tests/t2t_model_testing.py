@@ -10,7 +10,7 @@ import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2
 from tensorflow.core.protobuf import rewriter_config_pb2
 
-from t2t.utils import registry
+from t2t.core import registry
 
 EOS = 1
 TRAIN = tf.estimator.ModeKeys.TRAIN

@@ -12,11 +12,12 @@ import os
 
 from absl import flags, logging
 
-from t2t.utils import cli
+from t2t.bin import cli
 
 cli.quiet_tensorflow_logs()
 
-from t2t.utils import avg_checkpoints, errors  # noqa: E402  (after the TF log setting)
+from t2t.core import errors  # noqa: E402  (after the TF log setting)
+from t2t.training import avg_checkpoints  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -36,9 +37,7 @@ _define(flags.DEFINE_integer, "wait_minutes", 0, "Wait up to N minutes for a new
 
 
 def main(argv):
-    if len(argv) > 1:
-        raise errors.UserError("unexpected arguments %s; t2t-avg-all takes only --flags" %
-                               " ".join(argv[1:]))
+    cli.reject_extra_args(argv, "t2t-avg-all")
     logging.set_verbosity(logging.INFO)
     if not FLAGS.model_dir:
         raise errors.UserError("give --model_dir, the folder with the checkpoints")

@@ -19,13 +19,14 @@ import time
 
 from absl import flags, logging
 
-from t2t.utils import cli
+from t2t.bin import cli
 
 cli.quiet_tensorflow_logs()
 
 import tensorflow as tf  # noqa: E402  (after the TF log setting)
 
-from t2t.utils import bleu_hook, errors  # noqa: E402
+from t2t.core import errors  # noqa: E402  (after the TF log setting)
+from t2t.evaluation import bleu_hook  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -159,9 +160,7 @@ def score_translations_dir(transl_dir, reference, event_dir, variant="both", tag
 
 
 def main(argv):
-    if len(argv) > 1:
-        raise errors.UserError("unexpected arguments %s; t2t-bleu takes only --flags" %
-                               " ".join(argv[1:]))
+    cli.reject_extra_args(argv, "t2t-bleu")
     logging.set_verbosity(logging.INFO)
     if not FLAGS.reference:
         raise errors.UserError("give --reference (the reference translation file)")

@@ -10,15 +10,16 @@
     t2t-datagen --problem=my_problem --t2t_usr_dir=~/my_t2t
 
 Also runnable as `python -m t2t.bin.t2t_datagen`. Flags are T2T 1.15.7's; this file only
-parses them and calls `t2t.utils.datagen`.
+parses them and calls `t2t.datagen.datagen`.
 """
 from absl import flags, logging
 
-from t2t.utils import cli
+from t2t.bin import cli
 
 cli.quiet_tensorflow_logs()
 
-from t2t.utils import datagen, errors, registry  # noqa: E402  (after the TF log setting)
+from t2t.core import registry  # noqa: E402  (after the TF log setting)
+from t2t.datagen import datagen  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -46,9 +47,7 @@ cli.define_common_flags(random_seed_default=datagen.DEFAULT_RANDOM_SEED)
 
 
 def main(argv):
-    if len(argv) > 1:
-        raise errors.UserError("unexpected arguments %s; t2t-datagen takes only --flags" %
-                               " ".join(argv[1:]))
+    cli.reject_extra_args(argv, "t2t-datagen")
     logging.set_verbosity(logging.INFO)
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
 

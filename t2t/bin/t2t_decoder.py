@@ -14,21 +14,23 @@
     # scores.txt: the loss of each "input<TAB>target" line, "%.6f" per line
 
 Flags are T2T 1.15.7's; the trainer's (--problem, --model, --hparams_set, --hparams,
---data_dir, --output_dir, --t2t_usr_dir, ...) come from `t2t.utils.flags`.
+--data_dir, --output_dir, --t2t_usr_dir, ...) come from `t2t.bin.flags`.
 `--checkpoint_path` (a checkpoint prefix or a folder) overrides --output_dir's latest one.
 """
 import os
 
 from absl import flags, logging
 
-from t2t.utils import cli
+from t2t.bin import cli
 
 cli.quiet_tensorflow_logs()
 
 import tensorflow as tf  # noqa: E402  (after the TF log setting)
 
-from t2t.utils import decoding, errors, registry, trainer_lib  # noqa: E402
-from t2t.utils import flags as t2t_flags  # noqa: E402
+from t2t.decoding import decoding  # noqa: E402  (after the TF log setting)
+from t2t.core import errors, registry  # noqa: E402
+from t2t.training import trainer_lib  # noqa: E402
+from t2t.bin import flags as t2t_flags  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -40,7 +42,7 @@ def _define(define_fn, name, default, help_text):
 
 
 def define_decoder_flags():
-    """Define the trainer's flags (`t2t.utils.flags`, once) and the decoder's own."""
+    """Define the trainer's flags (`t2t.bin.flags`, once) and the decoder's own."""
     t2t_flags.define_trainer_flags()
     _define(flags.DEFINE_integer, "worker_id", 0, "With --decode_shards, the shard to decode.")
     _define(flags.DEFINE_string, "checkpoint_path", None, "A checkpoint (prefix, or a folder "
@@ -169,9 +171,7 @@ def decode(estimator, hparams, decode_hp, checkpoint_path):
 
 
 def main(argv):
-    if len(argv) > 1:
-        raise errors.UserError("unexpected arguments %s; t2t-decoder takes only --flags" %
-                               " ".join(argv[1:]))
+    cli.reject_extra_args(argv, "t2t-decoder")
     logging.set_verbosity(logging.INFO)
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
     cli.set_random_seed(FLAGS.random_seed)

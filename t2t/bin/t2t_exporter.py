@@ -19,11 +19,12 @@ import os
 
 from absl import flags, logging
 
+from t2t.bin import cli
 from t2t.bin import t2t_decoder  # The trainer and decoder flags, and their helpers.
-from t2t.utils import cli
 
 from t2t.serving import export  # noqa: E402  (t2t_decoder set the TF log level first)
-from t2t.utils import decoding, errors, registry  # noqa: E402
+from t2t.decoding import decoding  # noqa: E402
+from t2t.core import errors, registry  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -36,9 +37,7 @@ flags.DEFINE_bool("as_text", True, "Write saved_model.pbtxt (text) instead of "
 
 
 def main(argv):
-    if len(argv) > 1:
-        raise errors.UserError("unexpected arguments %s; t2t-exporter takes only --flags" %
-                               " ".join(argv[1:]))
+    cli.reject_extra_args(argv, "t2t-exporter")
     logging.set_verbosity(logging.INFO)
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
     cli.set_random_seed(FLAGS.random_seed)

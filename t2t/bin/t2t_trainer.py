@@ -14,19 +14,19 @@ machines: set TF_CONFIG on each (chief, workers, ps, evaluator) and use
 --schedule=train_and_evaluate. Errors a user can fix are one line on stderr, exit 2.
 
 Also runnable as `python -m t2t.bin.t2t_trainer`. This file reads the flags and calls
-`t2t.utils.trainer_lib`.
+`t2t.training.trainer_lib`.
 """
 import os
 import sys
 
 from absl import flags, logging
 
-from t2t.utils import cli
+from t2t.bin import cli
 
 cli.quiet_tensorflow_logs()
 
-from t2t.utils import errors  # noqa: E402  (after the TF log setting)
-from t2t.utils import flags as t2t_flags  # noqa: E402,F401  (defines the trainer flags)
+from t2t.core import errors  # noqa: E402  (after the TF log setting)
+from t2t.bin import flags as t2t_flags  # noqa: E402,F401  (defines the trainer flags)
 
 FLAGS = flags.FLAGS
 
@@ -90,7 +90,7 @@ def data_dir():
 
 def generate_data():
     """--generate_data: write the problem's data (existing files are kept)."""
-    from t2t.utils import datagen
+    from t2t.datagen import datagen
     if not FLAGS.data_dir:
         raise errors.UserError("--generate_data needs --data_dir")
     seed = FLAGS.random_seed if FLAGS.random_seed is not None else datagen.DEFAULT_RANDOM_SEED
@@ -100,7 +100,7 @@ def generate_data():
 
 
 def create_run_config(hparams, model_dir):
-    from t2t.utils import trainer_lib
+    from t2t.training import trainer_lib
     save_ckpt_steps = FLAGS.local_eval_frequency
     if FLAGS.use_tpu or FLAGS.use_tpu_estimator:
         # A TPU training loop can only stop (and checkpoint) at a loop boundary.
@@ -137,7 +137,7 @@ def create_run_config(hparams, model_dir):
 
 
 def create_experiment(run_config, hparams):
-    from t2t.utils import trainer_lib
+    from t2t.training import trainer_lib
     return trainer_lib.create_experiment(
         run_config, hparams,
         model_name=FLAGS.model,
@@ -188,15 +188,14 @@ def _quiet_tensorflow_python_logs():
 
 
 def main(argv, hp_overrides=""):
-    if len(argv) > 1:
-        raise errors.UserError("unexpected arguments %s; t2t-trainer takes --flags (and "
-                               "--hp_NAME VALUE pairs)" % " ".join(argv[1:]))
+    cli.reject_extra_args(argv, "t2t-trainer", accepted="--flags (and --hp_NAME VALUE pairs)")
     logging.set_verbosity(logging.INFO)
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
     if FLAGS.hparams_range:
         raise errors.UserError("--hparams_range (hyperparameter tuning on Cloud ML Engine) is "
                                "not supported by t2t; drop it")
-    from t2t.utils import registry, trainer_lib
+    from t2t.core import registry
+    from t2t.training import trainer_lib
 
     schedule = FLAGS.schedule
     model_name, hparams_set = _require("model"), _require("hparams_set")

@@ -8,8 +8,8 @@ Model hparams sets start from `basic_params1()` and change what they need:
 
 Every value here is T2T 1.15.7's default, so a ported hparams set behaves the same.
 """
-from t2t.utils import hparam
-from t2t.utils import registry
+from t2t.core import hparam
+from t2t.core import registry
 
 
 @registry.register_hparams("basic_1")

@@ -17,11 +17,12 @@ import numpy as np
 import tensorflow as tf
 
 from t2t.layers.losses import (  # noqa: F401  (re-exported T2T names)
-    pad_to_same_length, pad_with_zeros, padded_cross_entropy, smoothing_cross_entropy,
-    weights_all, weights_concatenated, weights_nonzero, weights_prepend_inputs_to_targets)
+    pad_to_same_length, pad_with_zeros, padded_cross_entropy,
+    smoothing_cross_entropy, weights_all, weights_concatenated, weights_nonzero,
+    weights_prepend_inputs_to_targets)
 from t2t.layers.shape_utils import (  # noqa: F401  (re-exported T2T names)
-    cast_like, expand_squeeze_to_nd, flatten4d3d, list_product, reshape_like, shape_list,
-    to_float)
+    cast_like, expand_squeeze_to_nd, flatten4d3d, list_product,
+    reshape_like, shape_list, to_float)
 
 _v1 = tf.compat.v1
 

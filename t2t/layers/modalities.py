@@ -23,11 +23,11 @@ from typing import Callable
 
 import tensorflow as tf
 
+from t2t.core.errors import UserError
 from t2t.layers import common_attention
 from t2t.layers import common_layers
 from t2t.layers.modality_type import ModalityType  # noqa: F401  (re-exported, as in T2T)
 from t2t.layers.shape_utils import shape_list, to_float
-from t2t.utils.errors import UserError
 
 _v1 = tf.compat.v1
 _TRAIN = "train"  # tf.estimator.ModeKeys.TRAIN

@@ -14,10 +14,10 @@ import operator
 
 import tensorflow as tf
 
+from t2t.core import registry
 from t2t.layers import common_hparams
 from t2t.layers import common_layers
-from t2t.utils import registry
-from t2t.utils import t2t_model
+from t2t.model import t2t_model
 
 
 @registry.register_model

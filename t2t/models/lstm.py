@@ -17,12 +17,12 @@ import warnings
 
 import tensorflow as tf
 
+from t2t.core import registry
 from t2t.layers import common_attention
 from t2t.layers import common_hparams
 from t2t.layers import common_layers
-from t2t.utils import model_hparams
-from t2t.utils import registry
-from t2t.utils import t2t_model
+from t2t.model import model_hparams
+from t2t.model import t2t_model
 
 _rnn_cell = tf.compat.v1.nn.rnn_cell
 _v1 = tf.compat.v1

@@ -21,12 +21,12 @@ use_tpu=False)` (see `Transformer._use_fast_decoding`).
 """
 import tensorflow as tf
 
+from t2t.core import registry
 from t2t.layers import common_attention
 from t2t.layers import common_hparams
 from t2t.layers import common_layers
+from t2t.model import t2t_model
 from t2t.models import transformer_fast_decode
-from t2t.utils import registry
-from t2t.utils import t2t_model
 
 # T2T's module-level fast-decoding names (the implementation lives in transformer_fast_decode).
 fast_decode = transformer_fast_decode.fast_decode

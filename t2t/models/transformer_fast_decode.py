@@ -13,7 +13,7 @@ step embeds only the newest id and runs the decoder on one position:
                                   alpha=0.6)
     out["outputs"].shape    # [2, 2, <=10]; out["scores"].shape == [2, 2]
 
-The outputs equal those of the generic slow loops (`t2t.utils.slow_decoding`), which
+The outputs equal those of the generic slow loops (`t2t.model.slow_decoding`), which
 re-run the whole model each step, up to and including each row's first EOS.
 `Transformer._fast_decode` calls `transformer_fast_decode`; configurations a one-position
 step cannot reproduce (non-causal decoders, convolutional feed-forward layers, prepended
@@ -25,9 +25,9 @@ from absl import logging
 from t2t.layers import common_attention
 from t2t.layers import common_layers
 from t2t.layers import modalities
-from t2t.utils import beam_search
-from t2t.utils import optimize as optimize_lib
-from t2t.utils import sampling
+from t2t.optim import optimize as optimize_lib
+from t2t.search import beam_search
+from t2t.search import sampling
 
 _v1 = tf.compat.v1
 

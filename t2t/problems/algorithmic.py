@@ -27,11 +27,11 @@ import zlib
 import numpy as np
 import tensorflow as tf
 
+from t2t.core import registry
+from t2t.data import generator_utils
+from t2t.encoders import text_encoder
 from t2t.layers.modality_type import ModalityType
-from t2t.problems import generator_utils
 from t2t.problems import problem
-from t2t.problems import text_encoder
-from t2t.utils import registry
 
 
 @contextlib.contextmanager

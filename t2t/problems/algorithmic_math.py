@@ -25,13 +25,13 @@ import random
 from absl import logging
 import tensorflow as tf
 
+from t2t.core import registry
+from t2t.core.progress import Progress
+from t2t.data import generator_utils
+from t2t.encoders import text_encoder
 from t2t.layers.modality_type import ModalityType
 from t2t.problems import algorithmic
-from t2t.problems import generator_utils
 from t2t.problems import problem
-from t2t.problems import text_encoder
-from t2t.utils import registry
-from t2t.utils.progress import Progress
 
 
 def _sympy():

@@ -1,31 +1,19 @@
-"""Imports every module that registers a built-in Problem.
+"""T2T's `data_generators/all_problems.py`: importing it registers every built-in Problem.
 
-The registry imports this module on the first problem look-up. A module whose
-optional dependency is missing is skipped with a warning rather than breaking
-every other problem.
+    from t2t.problems import all_problems
+    all_problems.import_modules(all_problems.ALL_MODULES)
+
+The list itself lives in `t2t.core.builtins.BUILTIN_MODULES["problems"]`.
 """
-import importlib
-import logging
+from t2t.core import builtins
 
-MODULES = [
-    "t2t.problems.algorithmic",
-    "t2t.problems.algorithmic_math",
-    "t2t.problems.text_problems",
-    "t2t.problems.translate_ende",
-]
-
-_logger = logging.getLogger(__name__)
+ALL_MODULES = list(builtins.BUILTIN_MODULES["problems"])
+MODULES = ALL_MODULES
 
 
 def import_modules(modules=None):
-    for module in modules or MODULES:
-        try:
-            importlib.import_module(module)
-        except ImportError as error:
-            missing = getattr(error, "name", "") or ""
-            if missing.startswith("t2t"):
-                raise
-            _logger.warning("skipped %s: %s", module, error)
+    """Import `modules` (default: every built-in problem module)."""
+    builtins.import_modules(ALL_MODULES if modules is None else modules)
 
 
 import_modules()

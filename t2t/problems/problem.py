@@ -30,21 +30,15 @@ import random
 from absl import logging
 import tensorflow as tf
 
-from t2t.problems import generator_utils
-from t2t.problems import text_encoder
-from t2t.utils import errors
-from t2t.utils.hparam import HParams
+from t2t.core import errors
+from t2t.core.hparam import HParams
+from t2t.data import data_reader, generator_utils
+from t2t.encoders import text_encoder
+from t2t.evaluation import metrics
 
 _TRAIN = tf.estimator.ModeKeys.TRAIN
 _EVAL = tf.estimator.ModeKeys.EVAL
 _PREDICT = tf.estimator.ModeKeys.PREDICT
-
-
-def _data_reader():
-    # Imported on use: data_reader builds on Problems, so a module-level import
-    # here would make the two modules import each other.
-    from t2t.utils import data_reader
-    return data_reader
 
 
 class DatasetSplit:
@@ -284,7 +278,6 @@ class Problem:
 
     @property
     def all_metrics_fns(self):
-        from t2t.utils import metrics
         return metrics.METRICS_FNS
 
     def eval_metric_fns(self, model_hparams):
@@ -593,7 +586,7 @@ class Problem:
         if _hparam(hparams, "pack_dataset", False) and mode != _PREDICT:
             keys = [k for k in ("inputs", "targets") if k in dataset.element_spec]
             length = _hparam(hparams, "max_length", 0) or self.max_length(hparams)
-            dataset = _data_reader().pack_dataset(dataset, length, keys=keys)
+            dataset = data_reader.pack_dataset(dataset, length, keys=keys)
         return dataset.prefetch(output_buffer_size or tf.data.AUTOTUNE)
 
     # ==========================================================================
@@ -669,7 +662,7 @@ class Problem:
             "partition_id": partition_id,
             "num_partitions": num_partitions,
         })
-        return _data_reader().input_fn(
+        return data_reader.input_fn(
             self.dataset(**dataset_kwargs),
             self.filepattern(data_dir, mode),
             self.skip_random_fraction_when_training,
@@ -692,7 +685,6 @@ class Problem:
         the model's shapes (`data_reader.standardize_shapes`). Call in graph mode (as
         Estimator export does).
         """
-        data_reader = _data_reader()
         mode = _PREDICT
         serialized_example = tf.compat.v1.placeholder(
             dtype=tf.string, shape=[None], name="serialized_example")

@@ -12,8 +12,9 @@ import os
 
 import tensorflow as tf
 
-from t2t.problems import problem, text_encoder, text_problems
-from t2t.utils import errors, registry
+from t2t.core import errors, registry
+from t2t.encoders import text_encoder
+from t2t.problems import problem, text2text
 
 
 def _require_file(problem_name, path, contents):
@@ -24,7 +25,7 @@ def _require_file(problem_name, path, contents):
 
 
 @registry.register_problem
-class Text2textTmpdir(text_problems.Text2TextProblem):
+class Text2textTmpdir(text2text.Text2TextProblem):
     """Train on your own parallel text without defining a Problem.
 
     Put into tmp_dir, one example per line (line i of inputs pairs with line i of
@@ -50,7 +51,7 @@ class Text2textTmpdir(text_problems.Text2TextProblem):
             _require_file(self.name, os.path.join(folder, name),
                           "one %s sentence per line" % name.split(".")[0][:-1])
             for name in names]
-        return text_problems.text2text_txt_iterator(inputs_file, targets_file)
+        return text2text.text2text_txt_iterator(inputs_file, targets_file)
 
 
 class Text2TextRemotedir(Text2textTmpdir):
@@ -73,7 +74,7 @@ class Text2textTmpdirTokens(Text2textTmpdir):
 
     @property
     def vocab_type(self):
-        return text_problems.VocabType.TOKEN
+        return text2text.VocabType.TOKEN
 
     @property
     def oov_token(self):
@@ -111,6 +112,6 @@ class Text2textTmpdirTsv(Text2textTmpdir):
         name = self.TRAIN_FILE if is_training else self.EVAL_FILE
         path = _require_file(self.name, os.path.join(self._tmp_dir_override or tmp_dir, name),
                              "one input<TAB>target pair per line")
-        return text_problems.text2text_txt_tab_iterator(path)
+        return text2text.text2text_txt_tab_iterator(path)
 
 

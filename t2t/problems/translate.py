@@ -32,11 +32,12 @@ import zipfile
 from absl import logging
 import tensorflow as tf
 
-from t2t.problems import generator_utils
+from t2t.core.progress import Progress
+from t2t.data import generator_utils
+from t2t.encoders import text_encoder
+from t2t.evaluation import bleu_hook
 from t2t.problems import problem
-from t2t.problems import text_encoder
-from t2t.problems import text_problems
-from t2t.utils.progress import Progress
+from t2t.problems import text2text
 
 try:  # POSIX only; without it concurrent datagen processes simply do not coordinate.
     import fcntl
@@ -44,7 +45,7 @@ except ImportError:  # pragma: no cover
     fcntl = None
 
 
-class TranslateProblem(text_problems.Text2TextProblem):
+class TranslateProblem(text2text.Text2TextProblem):
     """Base class for translation problems: subclasses give `source_data_files`."""
 
     @property
@@ -70,7 +71,7 @@ class TranslateProblem(text_problems.Text2TextProblem):
         return self.source_data_files(problem.DatasetSplit.TRAIN)
 
     def generate_samples(self, data_dir, tmp_dir, dataset_split,
-                         custom_iterator=text_problems.text2text_txt_iterator):
+                         custom_iterator=text2text.text2text_txt_iterator):
         """{"inputs": source sentence, "targets": target sentence} from the compiled files."""
         del data_dir
         datasets = self.source_data_files(dataset_split)
@@ -114,8 +115,6 @@ def compute_bleu_summaries(hook_args):
     translation = getattr(decode_hparams, "decode_to_file", None)
     if not (reference and translation):
         return None
-    from t2t.utils import bleu_hook  # the decoder's module; only needed when decoding
-
     bleu = 100 * bleu_hook.bleu_wrapper(reference, translation)
     logging.info("%s: BLEU = %6.2f", translation, bleu)
     return [tf.compat.v1.Summary.Value(tag="BLEU", simple_value=bleu)]
@@ -393,5 +392,5 @@ class TranslateDistillProblem(TranslateProblem):
                 raise ValueError("problem %s: %s is missing; give the teacher's files "
                                  "<prefix>inputs, <prefix>gold, <prefix>prediction" %
                                  (self.name, data_path + suffix))
-        return text_problems.text2text_distill_iterator(
+        return text2text.text2text_distill_iterator(
             data_path + "inputs", data_path + "gold", data_path + "prediction")

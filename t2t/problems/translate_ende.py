@@ -20,10 +20,10 @@ and `translate_ende_wmt32k-dev-00000-of-00001`. An example on disk:
 | translate_ende_pc32k             | wmt32k's; ParaCrawl v4 (bicleaner 0.7) |
 | translate_ende_wmt_pc32k         | wmt32k's; WMT plus ParaCrawl           |
 """
+from t2t.core import registry
 from t2t.problems import problem
-from t2t.problems import text_problems
+from t2t.problems import text2text
 from t2t.problems import translate
-from t2t.utils import registry
 
 # [archive URL, (English file, German file) inside it]; the URLs and member names are T2T's.
 _ENDE_TRAIN_DATASETS = [
@@ -96,7 +96,7 @@ class TranslateEndeWmtCharacters(TranslateEndeWmt8k):
 
     @property
     def vocab_type(self):
-        return text_problems.VocabType.CHARACTER
+        return text2text.VocabType.CHARACTER
 
 
 @registry.register_problem

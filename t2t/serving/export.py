@@ -26,10 +26,10 @@ import time
 import tensorflow as tf
 from absl import logging
 
+from t2t.core import errors
+from t2t.core import registry
+from t2t.decoding import decoding
 from t2t.serving import vocab_ops
-from t2t.utils import decoding
-from t2t.utils import errors
-from t2t.utils import registry
 
 _v1 = tf.compat.v1
 _PREDICT = tf.estimator.ModeKeys.PREDICT

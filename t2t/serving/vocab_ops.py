@@ -14,8 +14,8 @@ not: `unsupported_reason` says why. Ids are cut at the first EOS (1) before deco
 """
 import tensorflow as tf
 
-from t2t.problems import text_encoder
-from t2t.problems import tokenizer
+from t2t.encoders import text_encoder
+from t2t.encoders import tokenizer
 
 EOS_ID = text_encoder.EOS_ID
 _UNDEFINED_CODE_POINT = 0x3013  # What T2T decodes an impossible "\<n>;" escape to.

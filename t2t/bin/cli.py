@@ -1,0 +1,155 @@
+"""Shared helpers for the command-line programs (t2t-datagen, t2t-trainer, t2t-decoder).
+
+A program defines its flags with absl, then hands its `main` to `run_main`:
+
+    from absl import flags
+    from t2t.utils import cli
+
+    cli.quiet_tensorflow_logs()           # before anything imports TensorFlow
+    cli.define_common_flags(random_seed_default=429459)
+
+    def main(argv):
+        cli.apply_common_flags(flags.FLAGS.t2t_usr_dir, flags.FLAGS.registry_help)
+        ...
+
+    def console_main():
+        cli.run_main(main, "t2t-datagen")
+
+What the user sees when something goes wrong:
+
+    $ t2t-datagen --problem=algorithmic_revers_binary40
+    t2t-datagen: error: problems: 'algorithmic_revers_binary40' was never registered; ...
+    $ echo $?
+    2
+
+A user error (`UserError`, an unknown or duplicate registry name, a bad flag value) is ONE
+line on stderr and exit code 2, as argparse does for usage errors. Anything else is a bug
+(ours or in the user's `--t2t_usr_dir` code) and keeps its full traceback (exit code 1).
+Ctrl-C ends with exit code 130 and a one-line message instead of a traceback.
+"""
+import os
+import sys
+
+from absl import app, flags
+
+from t2t.core import errors, registry, usr_dir
+from t2t.core.random_seed import set_random_seed  # noqa: F401  (the programs' seeding)
+
+# Exceptions whose message is the whole story: printed as one line, no traceback.
+USER_ERRORS = (errors.UserError, registry.UnknownNameError, registry.DuplicateNameError)
+
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+
+def one_line(message) -> str:
+    """`message` squeezed onto one line (the CLI contract is one line per error).
+
+    >>> one_line("bad value\\n  try --x=1\\n")
+    'bad value try --x=1'
+    """
+    return " ".join(part.strip() for part in str(message).splitlines() if part.strip())
+
+
+def exit_with_user_error(program_name, error):
+    """Print `<program>: error: <message>` to stderr and exit with code 2."""
+    sys.stderr.write("%s: error: %s\n" % (program_name, one_line(error)))
+    sys.stderr.flush()
+    sys.exit(EXIT_USER_ERROR)
+
+
+def reject_extra_args(argv, program_name, accepted="only --flags"):
+    """A user error for words left on the command line after flag parsing.
+
+    >>> reject_extra_args(["t2t-bleu"], "t2t-bleu")          # nothing left: fine
+    >>> reject_extra_args(["t2t-bleu", "out.txt"], "t2t-bleu")
+    Traceback (most recent call last):
+    UserError: unexpected arguments out.txt; t2t-bleu takes only --flags
+    """
+    if len(argv) > 1:
+        raise errors.UserError("unexpected arguments %s; %s takes %s" % (
+            " ".join(argv[1:]), program_name, accepted))
+
+
+def _make_flags_parser(program_name):
+    """absl's default parser exits 1 with a multi-line 'FATAL' banner; ours is one line, exit 2."""
+
+    def parse(argv):
+        try:
+            return flags.FLAGS(argv)
+        except flags.Error as error:
+            exit_with_user_error(program_name, "%s (see --helpfull)" % one_line(error))
+
+    return parse
+
+
+def run_main(main_fn, program_name, argv=None):
+    """Parse flags and run `main_fn(argv)` as an absl app, mapping errors to exit codes.
+
+    Args:
+      main_fn: the program's main, called with the arguments left after flag parsing.
+      program_name: shown at the start of error lines ("t2t-datagen").
+      argv: the command line (default `sys.argv`), parsed into absl's `flags.FLAGS`.
+
+    Exit codes: what `main_fn` returns (None → 0); 2 for a user error; 1 with a traceback
+    for any other exception; 130 on KeyboardInterrupt.
+    """
+    def guarded_main(args):
+        try:
+            return main_fn(args)
+        except USER_ERRORS as error:
+            exit_with_user_error(program_name, error)
+        except KeyboardInterrupt:
+            sys.stderr.write("%s: interrupted\n" % program_name)
+            sys.stderr.flush()
+            sys.exit(EXIT_INTERRUPTED)
+
+    try:
+        app.run(guarded_main, argv=argv, flags_parser=_make_flags_parser(program_name))
+    except KeyboardInterrupt:
+        # Ctrl-C during start-up (flag parsing, absl init) rather than inside main.
+        sys.stderr.write("%s: interrupted\n" % program_name)
+        sys.exit(EXIT_INTERRUPTED)
+
+
+def quiet_tensorflow_logs():
+    """Hide TensorFlow's native start-up chatter (CUDA probing, cuDNN factory "errors").
+
+    Call before TensorFlow is imported. Those lines would bury a program's one-line error;
+    real failures still raise Python exceptions. A TF_CPP_MIN_LOG_LEVEL the user set wins.
+    """
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+
+def _define_once(define_fn, name, default, help_text, flag_values):
+    # The trainer and decoder share flags (T2T wrapped definitions in try/except); defining
+    # only what is missing keeps every program importable alongside the others.
+    if name not in flag_values:
+        define_fn(name, default, help_text, flag_values=flag_values)
+
+
+def define_common_flags(random_seed_default=None, flag_values=None):
+    """Define --t2t_usr_dir, --registry_help and --random_seed unless already defined."""
+    flag_values = flag_values if flag_values is not None else flags.FLAGS
+    _define_once(flags.DEFINE_string, "t2t_usr_dir", "",
+                 "Path to a folder with an __init__.py that imports your own modules; their "
+                 "@registry.register_* decorators then make your problems, models and hparams "
+                 "available to this program.", flag_values)
+    _define_once(flags.DEFINE_bool, "registry_help", False,
+                 "Print every registered problem, model, hparams set and optimizer, then exit.",
+                 flag_values)
+    _define_once(flags.DEFINE_integer, "random_seed", random_seed_default,
+                 "Random seed for Python, numpy and TensorFlow.", flag_values)
+
+
+def apply_common_flags(t2t_usr_dir="", registry_help=False, out=None):
+    """Import the user's folder, and print the registry and exit 0 for --registry_help.
+
+    The import happens first so `--registry_help` lists the user's registrations too.
+    `usr_dir.UsrDirError` (missing folder, no `__init__.py`) is a user error: one line, exit 2
+    under `run_main`. Anything raised by the user's own code propagates with its traceback.
+    """
+    usr_dir.import_usr_dir(t2t_usr_dir)
+    if registry_help:
+        (out or sys.stdout).write(registry.help_string() + "\n")
+        sys.exit(0)

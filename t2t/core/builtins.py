@@ -1,0 +1,62 @@
+"""Which modules register t2t's built-in problems, models, hparams sets and optimizers.
+
+The registry imports them by name on the first look-up of their kind, the same way
+`usr_dir` imports a user's folder, so `registry.problem("translate_ende_wmt8k")` works
+without importing every dataset module first, and `core` stays free of imports of the
+packages above it.
+
+    builtins.load("problems")          # imports every module in BUILTIN_MODULES["problems"]
+    builtins.import_modules(["t2t.models.lstm"])
+
+**A new module that registers something goes in the table below.** A module whose
+optional third-party dependency is missing is skipped with a warning instead of breaking
+every other registration; a missing t2t module is a bug and raises.
+"""
+import importlib
+import logging
+from typing import Dict, Iterable, Tuple
+
+BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
+    "problems": (
+        "t2t.problems.algorithmic",
+        "t2t.problems.algorithmic_math",
+        "t2t.problems.text_problems_tmpdir",
+        "t2t.problems.translate_ende",
+    ),
+    "models": (
+        "t2t.layers.common_hparams",
+        "t2t.models.basic",
+        "t2t.models.lstm",
+        "t2t.models.transformer",
+    ),
+    "optimizers": (
+        "t2t.optim.optimize",
+    ),
+}
+# hparams sets and ranged hparams are registered beside their models.
+KIND_TO_TABLE = {"problems": "problems", "models": "models", "hparams": "models",
+                 "ranged_hparams": "models", "optimizers": "optimizers"}
+
+_logger = logging.getLogger(__name__)
+_loaded = set()
+
+
+def import_modules(modules: Iterable[str]) -> None:
+    """Import each module; skip (with a warning) one whose third-party dependency is missing."""
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            missing = getattr(error, "name", "") or ""
+            if missing.startswith("t2t"):
+                raise
+            _logger.warning("skipped %s: %s", module, error)
+
+
+def load(kind: str) -> None:
+    """Import the built-in registrations of `kind` ("problems", "hparams", ...) once."""
+    table = KIND_TO_TABLE.get(kind)
+    if table is None or table in _loaded:
+        return
+    _loaded.add(table)
+    import_modules(BUILTIN_MODULES[table])

@@ -1,0 +1,3 @@
+"""Data generation for `t2t-datagen`: which problems to generate, parallel jobs, seeds and
+the summary.
+"""

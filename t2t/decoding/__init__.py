@@ -1,0 +1,3 @@
+"""Decoding with a trained model: from the dataset, a file or an interactive prompt, and
+scoring (`decoding`).
+"""

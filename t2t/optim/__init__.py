@@ -1,0 +1,3 @@
+"""Optimizers (registered by name), learning-rate schedules, Adafactor and multistep
+accumulation.
+"""

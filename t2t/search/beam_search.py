@@ -1,0 +1,311 @@
+"""Beam search, as T2T 1.15.7's `utils/beam_search.py`.
+
+    def symbols_to_logits_fn(ids):            # ids [batch * beam, i + 1], starting with GO
+        return logits                          # [batch * beam, vocab_size]
+
+    ids, scores, _ = beam_search(symbols_to_logits_fn, initial_ids=tf.zeros([2], tf.int32),
+                                 beam_size=4, decode_length=20, vocab_size=100, alpha=0.6)
+    # ids [2, 4, L + 1]: per batch item the 4 best sequences, best first, each starting with
+    # the initial id and (if it finished) ending with EOS then 0s; scores [2, 4].
+
+A sequence of n generated tokens (EOS included) with total log probability p scores
+`p / ((5 + n) / 6) ** alpha` (the GNMT length penalty; alpha = 0 ranks by p).
+
+Two sets are kept apart: `alive` beams (no EOS yet) and `finished` beams (ended with EOS).
+Each step extends every alive beam by every token, takes the 2 * beam_size best
+candidates (enough for beam_size non-EOS ones, since each beam has one EOS extension),
+keeps the best beam_size non-EOS ones alive and merges the EOS ones into finished. The loop
+ends after `decode_length` steps or, when no alive beam can still beat the finished ones
+(with the most favourable length penalty, that of `decode_length`): with `stop_early` as
+soon as the best finished beam is out of reach, otherwise only when every one is.
+
+With `states` (nested dicts of tensors with a leading batch dimension, e.g. per-layer
+caches) the function is called as `symbols_to_logits_fn(ids, i, states) -> (logits,
+states)` on states expanded to [batch * beam, ...], and the states are reordered with the
+beams they belong to.
+"""
+import tensorflow as tf
+
+EOS_ID = 1
+INF = 1.0 * 1e7  # Large finite "infinity": keeps sums finite, -INF beams sort last.
+
+
+def shape_list(x):
+    """Static dimensions where known, dynamic ones elsewhere."""
+    x = tf.convert_to_tensor(x)
+    if x.shape.dims is None:
+        return tf.unstack(tf.shape(x))
+    dynamic = tf.shape(x)
+    return [dim if dim is not None else dynamic[i] for i, dim in enumerate(x.shape.as_list())]
+
+
+def log_prob_from_logits(logits, axis=-1):
+    """Normalised log probabilities: logits - logsumexp(logits)."""
+    return logits - tf.reduce_logsumexp(logits, axis=axis, keepdims=True)
+
+
+def length_penalty(length, alpha):
+    """((5 + length) / 6) ** alpha; e.g. length 3, alpha 1 -> 8 / 6."""
+    return tf.pow((5.0 + tf.cast(length, tf.float32)) / 6.0, alpha)
+
+
+def _merge_beam_dim(tensor):
+    """[batch, beam, ...] -> [batch * beam, ...]; non-tensors pass through."""
+    if not isinstance(tensor, tf.Tensor):
+        return tensor
+    shape = shape_list(tensor)
+    shape[0] *= shape[1]
+    shape.pop(1)
+    return tf.reshape(tensor, shape)
+
+
+def _unmerge_beam_dim(tensor, batch_size, beam_size):
+    """[batch * beam, ...] -> [batch, beam, ...]; non-tensors pass through."""
+    if not isinstance(tensor, tf.Tensor):
+        return tensor
+    shape = shape_list(tensor)
+    return tf.reshape(tensor, [batch_size, beam_size] + shape[1:])
+
+
+def _expand_to_beam_size(tensor, beam_size):
+    """[batch, ...] -> [batch, beam, ...] by repeating each item; non-tensors pass through."""
+    if not isinstance(tensor, tf.Tensor):
+        return tensor
+    tensor = tf.expand_dims(tensor, axis=1)
+    multiples = [1] * tensor.shape.ndims
+    multiples[1] = beam_size
+    return tf.tile(tensor, multiples)
+
+
+def get_state_shape_invariants(tensor):
+    """The tensor's shape with every dimension but the first and last set to None.
+
+    Lets caches grow along their middle dimensions inside the decoding while_loop, e.g.
+    [2, 4, 8, 0, 16] -> [2, None, None, None, 16].
+    """
+    shape = tensor.shape.as_list()
+    for i in range(1, len(shape) - 1):
+        shape[i] = None
+    return tf.TensorShape(shape)
+
+
+def compute_batch_indices(batch_size, beam_size):
+    """[batch, beam] int32 of each entry's batch index: (2, 3) -> [[0, 0, 0], [1, 1, 1]]."""
+    batch_pos = tf.range(batch_size * beam_size) // beam_size
+    return tf.reshape(batch_pos, [batch_size, beam_size])
+
+
+def compute_topk_scores_and_seq(sequences, scores, scores_to_gather, flags, beam_size,
+                                batch_size, prefix="default", states_to_gather=None,
+                                use_tpu=False, use_top_k_with_unique=True):
+    """The `beam_size` entries with the highest `scores` per batch item, best first.
+
+    Args:
+      sequences: [batch, n, length] ids. scores: [batch, n], used for ranking.
+      scores_to_gather: [batch, n], the values returned for the chosen entries.
+      flags: [batch, n] bools (finished or not). states_to_gather: nested [batch, n, ...].
+      beam_size, batch_size: ints (or scalar tensors for batch_size).
+      prefix: name prefix of the gather ops. use_tpu, use_top_k_with_unique: accepted for
+        T2T compatibility; selection is `tf.nn.top_k` (ties go to the lower index).
+
+    Returns:
+      (topk_seq [batch, beam, length], topk_gathered_scores [batch, beam],
+       topk_flags [batch, beam], topk_gathered_states).
+
+    Example: scores [[-0.1, -2.5, 0., -1.5]] with beam 3 picks entries 2, 0, 3.
+    """
+    del use_tpu, use_top_k_with_unique
+    _, topk_indexes = tf.nn.top_k(scores, k=beam_size)
+    batch_pos = compute_batch_indices(batch_size, beam_size)
+    top_coordinates = tf.stack([batch_pos, topk_indexes], axis=2)
+
+    def gather(tensor, name):
+        return tf.gather_nd(tensor, top_coordinates, name=prefix + name)
+
+    topk_seq = gather(sequences, "_topk_seq")
+    topk_flags = gather(flags, "_topk_flags")
+    topk_gathered_scores = gather(scores_to_gather, "_topk_scores")
+    topk_gathered_states = states_to_gather
+    if states_to_gather:
+        topk_gathered_states = tf.nest.map_structure(
+            lambda state: gather(state, "_topk_states"), states_to_gather)
+    return topk_seq, topk_gathered_scores, topk_flags, topk_gathered_states
+
+
+def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, vocab_size, alpha,
+                states=None, eos_id=EOS_ID, stop_early=True, use_tpu=False,
+                use_top_k_with_unique=True):
+    """Beam search with a length penalty.
+
+    Args:
+      symbols_to_logits_fn: `(ids) -> logits`, or `(ids, i, states) -> (logits, states)` when
+        `states` is given; ids are [batch * beam, i + 1] (int32), logits [batch * beam,
+        vocab_size]. With `use_tpu` the ids are a fixed [batch * beam, decode_length + 1]
+        buffer (0 beyond position i) and the call is `(ids, i)`; with `use_tpu` and states
+        only the last ids [batch * beam, 1] are passed.
+      initial_ids: [batch] ids every sequence starts with (e.g. 0 = GO/PAD).
+      beam_size: number of beams.
+      decode_length: maximum number of generated tokens.
+      vocab_size: size of the logits' last dimension.
+      alpha: length-penalty exponent (0 = rank by log probability).
+      states: optional nested dict of [batch, ...] tensors passed through the function.
+      eos_id: id that ends a sequence.
+      stop_early: stop once the best finished beam cannot be beaten (else, once none of
+        the finished beams can be).
+      use_tpu: fixed-shape mode: sequence buffers of length decode_length + 1 from the
+        start (XLA-friendly); results are identical, padded with 0.
+      use_top_k_with_unique: accepted for T2T compatibility (a TPU top-k variant).
+
+    Returns:
+      (finished_seq [batch, beam, L + 1] int32 with the initial id first,
+       finished_scores [batch, beam] float32, states). Batch items where no beam reached
+      EOS return their alive beams, scored with the same length penalty. Finished slots
+      never filled hold 0s with score -1e7.
+    """
+    del use_top_k_with_unique
+    if beam_size < 1:
+        raise ValueError("beam_size must be >= 1, got %r" % (beam_size,))
+    if decode_length is None:
+        raise ValueError("decode_length must be set for beam search")
+    fixed_length = bool(use_tpu)
+    initial_ids = tf.cast(initial_ids, tf.int32)
+    batch_size = shape_list(initial_ids)[0]
+    buffer_length = decode_length + 1 if fixed_length else None
+
+    # Only beam 0 starts live; the others are -INF so step 1 does not pick the same
+    # extension beam_size times.
+    initial_log_probs = tf.constant([[0.0] + [-INF] * (beam_size - 1)])
+    alive_log_probs = tf.tile(initial_log_probs, [batch_size, 1])
+    alive_seq = tf.expand_dims(_expand_to_beam_size(initial_ids, beam_size), axis=2)
+    if fixed_length:
+        alive_seq = tf.pad(alive_seq, [[0, 0], [0, 0], [0, decode_length]])
+    if states:
+        states = tf.nest.map_structure(lambda s: _expand_to_beam_size(s, beam_size), states)
+    else:
+        states = {}
+    finished_seq = tf.zeros_like(alive_seq)
+    finished_scores = tf.ones([batch_size, beam_size]) * -INF
+    finished_flags = tf.zeros([batch_size, beam_size], tf.bool)
+
+    def write_position(sequences, position, ids):
+        """Put `ids` [batch, k] at `position` of the zero-padded [batch, k, L + 1] buffer."""
+        mask = tf.one_hot(position, buffer_length, dtype=tf.int32)
+        return sequences * (1 - mask) + tf.expand_dims(ids, 2) * mask
+
+    def grow_topk(i, alive_seq, alive_log_probs, states):
+        """The 2 * beam best one-token extensions of the alive beams."""
+        if fixed_length and states:
+            flat_ids = tf.reshape(alive_seq[:, :, i:i + 1], [batch_size * beam_size, 1])
+        else:
+            flat_ids = tf.reshape(alive_seq, [batch_size * beam_size, -1])
+        if states:
+            flat_states = tf.nest.map_structure(_merge_beam_dim, states)
+            flat_logits, flat_states = symbols_to_logits_fn(flat_ids, i, flat_states)
+            states = tf.nest.map_structure(
+                lambda t: _unmerge_beam_dim(t, batch_size, beam_size), flat_states)
+        elif fixed_length:
+            flat_logits = symbols_to_logits_fn(flat_ids, i)
+        else:
+            flat_logits = symbols_to_logits_fn(flat_ids)
+        logits = tf.reshape(tf.cast(flat_logits, tf.float32), [batch_size, beam_size, vocab_size])
+        # Total log probability of every extension: [batch, beam, vocab].
+        log_probs = log_prob_from_logits(logits) + tf.expand_dims(alive_log_probs, axis=2)
+        penalty = length_penalty(i + 1, alpha)
+        flat_log_probs = tf.reshape(log_probs, [-1, beam_size * vocab_size])
+        topk_scores, topk_flat_ids = tf.nn.top_k(flat_log_probs / penalty, k=beam_size * 2)
+        topk_log_probs = tf.gather(flat_log_probs, topk_flat_ids, batch_dims=1)
+        topk_beam_index = topk_flat_ids // vocab_size
+        topk_ids = topk_flat_ids % vocab_size
+        # Coordinates [batch, 2 * beam, 2] of the beam each candidate extends.
+        batch_pos = compute_batch_indices(batch_size, beam_size * 2)
+        topk_coordinates = tf.stack([batch_pos, topk_beam_index], axis=2)
+        topk_seq = tf.gather_nd(alive_seq, topk_coordinates)
+        # States are not gathered here: grow_alive picks beam_size of these 2 * beam
+        # candidates, and inner_loop gathers the states once, by the composed index. The
+        # states (e.g. a Transformer's key/value cache) are the biggest tensors in the loop.
+        if fixed_length:
+            topk_seq = write_position(topk_seq, i + 1, topk_ids)
+        else:
+            topk_seq = tf.concat([topk_seq, tf.expand_dims(topk_ids, axis=2)], axis=2)
+        # Extensions of placeholder beams (log prob ~ -INF) never count as finished.
+        topk_finished = tf.logical_and(tf.equal(topk_ids, eos_id), topk_log_probs > -INF / 2)
+        return topk_seq, topk_log_probs, topk_scores, topk_finished, states, topk_beam_index
+
+    def grow_alive(curr_seq, curr_scores, curr_log_probs, curr_finished, states):
+        """The best `beam_size` candidates that did not just emit EOS."""
+        # The log probs are masked too: when fewer than beam_size candidates are alive, an
+        # EOS-ended one fills the slot as a dead placeholder instead of growing further.
+        finished_mask = tf.cast(curr_finished, tf.float32) * -INF
+        return compute_topk_scores_and_seq(curr_seq, curr_scores + finished_mask,
+                                           curr_log_probs + finished_mask, curr_finished,
+                                           beam_size, batch_size, "grow_alive", states)
+
+    def grow_finished(finished_seq, finished_scores, finished_flags, curr_seq, curr_scores,
+                      curr_finished):
+        """The best `beam_size` of the finished beams and the candidates ending in EOS."""
+        if not fixed_length:  # Keep finished as long as the candidates.
+            finished_seq = tf.concat(
+                [finished_seq, tf.zeros([batch_size, beam_size, 1], tf.int32)], axis=2)
+        curr_scores += (1.0 - tf.cast(curr_finished, tf.float32)) * -INF
+        return compute_topk_scores_and_seq(
+            tf.concat([finished_seq, curr_seq], axis=1),
+            tf.concat([finished_scores, curr_scores], axis=1),
+            tf.concat([finished_scores, curr_scores], axis=1),
+            tf.concat([finished_flags, curr_finished], axis=1),
+            beam_size, batch_size, "grow_finished")
+
+    def inner_loop(i, alive_seq, alive_log_probs, finished_seq, finished_scores,
+                   finished_flags, states):
+        topk_seq, topk_log_probs, topk_scores, topk_finished, states, topk_beam_index = (
+            grow_topk(i, alive_seq, alive_log_probs, states))
+        alive_seq, alive_log_probs, _, alive_source = grow_alive(
+            topk_seq, topk_scores, topk_log_probs, topk_finished,
+            {"beam_index": topk_beam_index})
+        if states:
+            # The beam (of the previous step) each new alive beam extends: [batch, beam].
+            states = tf.nest.map_structure(
+                lambda state: tf.gather(state, alive_source["beam_index"], batch_dims=1),
+                states)
+        finished_seq, finished_scores, finished_flags, _ = grow_finished(
+            finished_seq, finished_scores, finished_flags, topk_seq, topk_scores,
+            topk_finished)
+        return (i + 1, alive_seq, alive_log_probs, finished_seq, finished_scores,
+                finished_flags, states)
+
+    def is_not_finished(i, unused_alive_seq, alive_log_probs, unused_finished_seq,
+                        finished_scores, unused_finished_flags, unused_states):
+        # Extending a beam only lowers its log probability, so the best any alive beam can
+        # reach is its current log probability under the largest length penalty.
+        max_length_penalty = length_penalty(decode_length, alpha)
+        best_alive_scores = alive_log_probs[:, 0] / max_length_penalty
+        if stop_early:
+            # Only the best finished beam must be out of reach (per batch item).
+            finished_bar = tf.reduce_max(finished_scores, axis=1)
+        else:
+            # Every finished beam must be out of reach; an empty slot (-INF) keeps going.
+            finished_bar = tf.reduce_min(finished_scores)
+        bound_is_met = tf.reduce_all(tf.greater(finished_bar, best_alive_scores))
+        return tf.logical_and(tf.less(i, decode_length), tf.logical_not(bound_is_met))
+
+    seq_invariant = alive_seq.shape if fixed_length else tf.TensorShape([None, None, None])
+    (steps, alive_seq, alive_log_probs, finished_seq, finished_scores, finished_flags,
+     states) = tf.compat.v1.while_loop(
+        is_not_finished, inner_loop,
+        [tf.constant(0), alive_seq, alive_log_probs, finished_seq, finished_scores,
+         finished_flags, states],
+        shape_invariants=[
+            tf.TensorShape([]), seq_invariant, alive_log_probs.shape, seq_invariant,
+            finished_scores.shape, finished_flags.shape,
+            tf.nest.map_structure(get_state_shape_invariants, states)],
+        parallel_iterations=1,
+        back_prop=False)
+
+    static_length = buffer_length if isinstance(buffer_length, int) else None
+    alive_seq.set_shape((None, beam_size, static_length))
+    finished_seq.set_shape((None, beam_size, static_length))
+    # A batch item where no beam ever reached EOS returns its alive beams instead.
+    has_finished = tf.reduce_any(finished_flags, axis=1)
+    finished_seq = tf.where(has_finished[:, None, None], finished_seq, alive_seq)
+    alive_scores = alive_log_probs / length_penalty(steps, alpha)
+    finished_scores = tf.where(has_finished[:, None], finished_scores, alive_scores)
+    return finished_seq, finished_scores, states

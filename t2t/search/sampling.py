@@ -1,0 +1,134 @@
+"""Greedy and sampled decoding in a `tf.while_loop`, the counterparts of `beam_search`.
+
+    def symbols_to_logits_fn(ids):            # ids [batch, i + 1], starting with the GO id
+        return logits                          # [batch, vocab_size]
+
+    ids, scores, _ = greedy_decode(symbols_to_logits_fn, tf.zeros([2], tf.int32), 20)
+    # ids [2, n + 1]: the initial id, then the argmax token of each step; a row that emitted
+    # EOS (1) is padded with 0 afterwards; n <= 20 (stops when every row has ended).
+    # scores [2]: the log probability of each row's generated tokens (EOS included).
+
+    ids, scores, _ = sample_decode(symbols_to_logits_fn, tf.zeros([2], tf.int32), 20,
+                                   temperature=0.8, top_k=10, seed=1234)
+    # the same, sampling each token from softmax(logits / 0.8) restricted to the 10 best.
+
+With `states` (nested dicts of [batch, ...] tensors, e.g. per-layer caches) the function is
+called as `symbols_to_logits_fn(ids, i, states) -> (logits, states)`, as in `beam_search`.
+With a `seed` the samples are drawn with stateless ops seeded by (seed, step), so the same
+seed gives the same ids in every run and every graph.
+"""
+import tensorflow as tf
+
+from t2t.search import beam_search
+
+EOS_ID = beam_search.EOS_ID
+
+
+def _mask_to_top_k(logits, top_k):
+    """Logits outside the `top_k` largest of the last axis set to -inf (ties at k kept)."""
+    kth_largest = tf.math.top_k(logits, k=top_k).values[..., -1:]
+    return tf.where(logits < kth_largest, tf.fill(tf.shape(logits), -float("inf")), logits)
+
+
+def _state_shape_invariant(tensor):
+    """Only the batch dimension is fixed: states may grow along any other one."""
+    shape = tensor.shape.as_list()
+    return tf.TensorShape(shape[:1] + [None] * (len(shape) - 1))
+
+
+def sample_with_temperature(logits, temperature, sampling_keep_top_k=-1, seed=None):
+    """Ids [...] (int64) sampled from logits [..., vocab], as T2T's common_layers function.
+
+    Args:
+      logits: float tensor [..., vocab].
+      temperature: Python float; 0.0 means argmax, otherwise softmax(logits / temperature).
+      sampling_keep_top_k: -1 for all tokens, or k > 0 to sample among the k best only.
+      seed: None (stateful random op), an int, or a shape-[2] int tensor for a stateless,
+        reproducible draw.
+
+    Example: logits [[0., 5., 1.]] with temperature 0.0 give [1]; with top_k 1 any
+    temperature gives [1].
+    """
+    if temperature == 0.0:
+        flat = tf.reshape(logits, [-1, tf.shape(logits)[-1]])
+        return tf.reshape(tf.argmax(flat, axis=1), tf.shape(logits)[:-1])
+    if temperature < 0.0:
+        raise ValueError("sampling temperature must be >= 0 (0 = argmax), got %r" % temperature)
+    if sampling_keep_top_k != -1:
+        if sampling_keep_top_k <= 0:
+            raise ValueError("sampling_keep_top_k must be -1 (keep all) or positive, got %r" %
+                             (sampling_keep_top_k,))
+        logits = _mask_to_top_k(logits, sampling_keep_top_k)
+    flat = tf.reshape(logits, [-1, tf.shape(logits)[-1]]) / temperature
+    if seed is None:
+        choices = tf.random.categorical(flat, 1)
+    else:
+        if isinstance(seed, int):
+            seed = [seed, 0]
+        choices = tf.random.stateless_categorical(flat, 1, seed=seed)
+    return tf.reshape(choices, tf.shape(logits)[:-1])
+
+
+def sample_decode(symbols_to_logits_fn, initial_ids, decode_length, temperature=1.0, top_k=-1,
+                  eos_id=EOS_ID, states=None, seed=None):
+    """Decode by sampling one token per step until every row emitted EOS or decode_length.
+
+    Args:
+      symbols_to_logits_fn: `(ids [batch, i + 1]) -> logits [batch, vocab]`, or
+        `(ids, i, states) -> (logits, states)` when `states` is given.
+      initial_ids: [batch] ids to start from.
+      decode_length: maximum number of generated tokens.
+      temperature: 0.0 for greedy (argmax), else the softmax temperature.
+      top_k: -1, or sample among the k highest logits only.
+      eos_id: the id that ends a row; later positions are filled with 0.
+      states: optional nested dict of [batch, ...] tensors threaded through the function.
+      seed: optional int for reproducible sampling.
+
+    Returns:
+      (ids [batch, n + 1] int32 including the initial id, scores [batch] float32 — the sum
+      of log softmax(logits) of the generated tokens up to and including EOS — , states).
+    """
+    initial_ids = tf.cast(initial_ids, tf.int32)
+    batch_size = beam_search.shape_list(initial_ids)[0]
+    states = states or {}
+
+    def step(i, ids, finished, scores, states):
+        if states:
+            logits, states = symbols_to_logits_fn(ids, i, states)
+        else:
+            logits = symbols_to_logits_fn(ids)
+        logits = tf.cast(logits, tf.float32)
+        logits = tf.reshape(logits, [batch_size, beam_search.shape_list(logits)[-1]])
+        step_seed = None if seed is None else tf.stack([tf.constant(seed, tf.int32), i])
+        next_ids = tf.cast(sample_with_temperature(logits, temperature, top_k, step_seed),
+                           tf.int32)
+        chosen_log_probs = tf.gather(beam_search.log_prob_from_logits(logits), next_ids,
+                                     batch_dims=1)
+        scores += tf.where(finished, tf.zeros_like(chosen_log_probs), chosen_log_probs)
+        next_ids = tf.where(finished, tf.zeros_like(next_ids), next_ids)
+        finished = tf.logical_or(finished, tf.equal(next_ids, eos_id))
+        ids = tf.concat([ids, tf.expand_dims(next_ids, 1)], axis=1)
+        return i + 1, ids, finished, scores, states
+
+    def not_done(i, unused_ids, finished, unused_scores, unused_states):
+        return tf.logical_and(tf.less(i, decode_length),
+                              tf.logical_not(tf.reduce_all(finished)))
+
+    ids = tf.expand_dims(initial_ids, 1)
+    finished = tf.zeros([batch_size], tf.bool)
+    scores = tf.zeros([batch_size], tf.float32)
+    _, ids, _, scores, states = tf.compat.v1.while_loop(
+        not_done, step, [tf.constant(0), ids, finished, scores, states],
+        shape_invariants=[
+            tf.TensorShape([]), tf.TensorShape([None, None]), finished.shape, scores.shape,
+            tf.nest.map_structure(_state_shape_invariant, states)],
+        parallel_iterations=1,
+        back_prop=False)
+    return ids, scores, states
+
+
+def greedy_decode(symbols_to_logits_fn, initial_ids, decode_length, eos_id=EOS_ID,
+                  states=None):
+    """`sample_decode` with temperature 0: the argmax token at every step."""
+    return sample_decode(symbols_to_logits_fn, initial_ids, decode_length, temperature=0.0,
+                         eos_id=eos_id, states=states)

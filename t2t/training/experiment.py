@@ -1,0 +1,511 @@
+"""T2TExperiment: the training schedules, and the hooks that log and stop training.
+
+    exp = trainer_lib.create_experiment(run_config, hparams, "transformer",
+                                        "algorithmic_reverse_binary40", data_dir,
+                                        train_steps=1000, eval_steps=10)
+    exp.continuous_train_and_eval()
+    # I train transformer: step 100, loss 1.234 (mean of 100 steps), 12.3 steps/s, 3,456 tokens/s
+    # ...
+    # I train transformer done: 1,000 steps, 3,456,789 tokens, 1,000 final step,
+    #   12.3 steps/s, 3,456 tokens/s, 0.456 final loss, 81.3 s
+
+Schedules (`--schedule`, a method name of T2TExperiment):
+  train                      train to `train_steps`.
+  evaluate                   evaluate the latest checkpoint once.
+  train_and_evaluate         train, evaluating after every checkpoint (T2T's in-process
+                             ValidationMonitor); with a TF_CONFIG cluster every task plays its
+                             role through `tf.estimator.train_and_evaluate`.
+  continuous_train_and_eval  `tf.estimator.train_and_evaluate` (evaluations at most every
+                             `eval_throttle_seconds`), then a final evaluation (the default).
+  continuous_eval            evaluate each new checkpoint until one reaches `train_steps`.
+  run_std_server             serve as a parameter server of the TF_CONFIG cluster.
+
+Early stopping reads the evaluations written to `<model_dir>/eval` and stops training once
+the metric has not improved by `delta` over the last `num_plateau_steps` steps; every
+training task reads the same files, so a whole cluster stops together.
+"""
+import os
+import time
+
+import tensorflow as tf
+from absl import logging
+
+from t2t.core import errors
+from t2t.core.progress import Progress
+from t2t.training import run_config as run_config_lib
+
+# Graph collections filled by the trainer's model_fn wrapper (see trainer_lib): per replica,
+# the non-padding tokens and the examples of the batch, and the training loss.
+TOKENS_COLLECTION = "t2t_batch_tokens"
+EXAMPLES_COLLECTION = "t2t_batch_examples"
+LOSS_COLLECTION = "t2t_train_loss"
+
+
+def count_tokens(features):
+    """Non-padding ids in `inputs` and `targets` (all elements of float features).
+
+        count_tokens({"inputs": [[[[3]], [[1]], [[0]]]], "targets": [[[[2]], [[1]], [[0]]]]})
+        # 4 (int64): two ids each, padding 0 not counted
+    """
+    total = tf.constant(0, tf.int64)
+    for name in ("inputs", "targets"):
+        feature = features.get(name) if hasattr(features, "get") else None
+        if feature is None:
+            continue
+        feature = tf.convert_to_tensor(feature)
+        if feature.dtype.is_integer:
+            count = tf.math.count_nonzero(feature, dtype=tf.int64)
+        else:
+            count = tf.cast(tf.reduce_prod(tf.shape(feature)[:2]), tf.int64)
+        total += count
+    return total
+
+
+def count_examples(features):
+    """Examples in the batch: the first dimension of `targets` (else `inputs`), int64."""
+    for name in ("targets", "inputs"):
+        feature = features.get(name) if hasattr(features, "get") else None
+        if feature is not None:
+            return tf.cast(tf.shape(feature)[0], tf.int64)
+    return tf.constant(0, tf.int64)
+
+
+class TrainingLogHook(tf.compat.v1.train.SessionRunHook):
+    """Logs steps/s, tokens/s and the loss every `every_n_steps`, and a summary at the end.
+
+    Tokens, examples and losses come from the collections the trainer's model_fn fills (one
+    entry per replica, summed); without them only steps/s and the step are logged.
+
+        hook = TrainingLogHook(every_n_steps=100, description="train transformer")
+        estimator.train(input_fn, hooks=[hook], max_steps=1000)
+        hook.summary    # {"steps": 1000, "tokens": ..., "examples": ..., "replicas": 1, ...}
+    """
+
+    def __init__(self, every_n_steps=100, description="train", log_fn=None):
+        self._every_n_steps = max(int(every_n_steps or 100), 1)
+        self._description = description
+        self._log = log_fn or logging.info
+        self.summary = None
+
+    def begin(self):
+        self._global_step = tf.compat.v1.train.get_global_step()
+        if self._global_step is None:
+            raise RuntimeError("TrainingLogHook needs a global step in the graph")
+        graph = tf.compat.v1.get_default_graph()
+        tokens = graph.get_collection(TOKENS_COLLECTION)
+        losses = graph.get_collection(LOSS_COLLECTION)
+        examples = graph.get_collection(EXAMPLES_COLLECTION)
+        self.num_replicas = max(len(tokens), 1)
+        self._fetches = {"step": self._global_step}
+        if tokens:
+            self._fetches["tokens"] = tf.add_n(tokens) if len(tokens) > 1 else tokens[0]
+        if examples:
+            self._fetches["examples"] = tf.add_n(examples)
+        if losses:
+            losses = [tf.cast(loss, tf.float32) for loss in losses]
+            self._fetches["loss"] = tf.add_n(losses) / float(len(losses))
+        self._progress = None
+
+    def after_create_session(self, session, coord):
+        del coord
+        self._start_step = int(session.run(self._global_step))
+        if self._start_step > 0:
+            logging.info("%s: resuming at global step %d", self._description, self._start_step)
+        self._examples = 0
+        self._progress = Progress(self._description, unit="steps", every_seconds=float("inf"),
+                                  log_fn=self._log)
+        self._window_start = time.monotonic()
+        self._window_steps = 0
+        self._window_tokens = 0
+        self._window_losses = []
+        self._last_step = self._start_step
+        self._last_loss = None
+
+    def before_run(self, run_context):
+        del run_context
+        return tf.compat.v1.train.SessionRunArgs(self._fetches)
+
+    def after_run(self, run_context, run_values):
+        del run_context
+        results = run_values.results
+        # The step fetched with the train op is read before it increments.
+        step = int(results["step"]) + 1
+        tokens = int(results.get("tokens", 0))
+        self._examples += int(results.get("examples", 0))
+        self._progress.update(1, tokens=tokens)
+        self._window_steps += 1
+        self._window_tokens += tokens
+        if "loss" in results:
+            self._last_loss = float(results["loss"])
+            self._window_losses.append(self._last_loss)
+        crossed = step // self._every_n_steps > self._last_step // self._every_n_steps
+        self._last_step = step
+        if crossed:
+            self._log(self._window_line(step))
+            self._window_start = time.monotonic()
+            self._window_steps = self._window_tokens = 0
+            self._window_losses = []
+
+    def _window_line(self, step):
+        seconds = max(time.monotonic() - self._window_start, 1e-9)
+        parts = ["step %d" % step]
+        if self._window_losses:
+            parts.append("loss %.4f (mean of %d steps)" % (
+                sum(self._window_losses) / len(self._window_losses), len(self._window_losses)))
+        parts.append("%.2f steps/s" % (self._window_steps / seconds))
+        if "tokens" in self._fetches:
+            parts.append("{:,.0f} tokens/s".format(self._window_tokens / seconds))
+        return "%s: %s" % (self._description, ", ".join(parts))
+
+    def end(self, session):
+        del session
+        if self._progress is None:
+            return
+        seconds = max(self._progress.seconds, 1e-9)
+        steps = self._progress.count
+        self.summary = {
+            "steps": steps,
+            "start_step": self._start_step,
+            "final_step": self._last_step,
+            "seconds": seconds,
+            "steps_per_sec": steps / seconds,
+            "tokens": self._progress.extra.get("tokens", 0),
+            "tokens_per_sec": self._progress.extra.get("tokens", 0) / seconds,
+            "examples": self._examples,
+            "replicas": self.num_replicas,
+            "final_loss": self._last_loss,
+        }
+        figures = {"final step": self._last_step,
+                   "steps/s": round(steps / seconds, 2),
+                   "tokens/s": int(self.summary["tokens_per_sec"])}
+        if self._last_loss is not None:
+            figures["final loss"] = "%.4f" % self._last_loss
+        self._progress.done(**figures)
+
+
+def format_metrics(metrics):
+    """Metrics as one sorted line, global_step left out.
+
+        format_metrics({"loss": 1.23456, "global_step": 10, "acc": 0.5})
+        # "acc 0.5000, loss 1.2346"
+    """
+    parts = []
+    for name in sorted(metrics):
+        if name == "global_step":
+            continue
+        value = metrics[name]
+        try:
+            parts.append("%s %.4f" % (name, float(value)))
+        except (TypeError, ValueError):
+            parts.append("%s %s" % (name, value))
+    return ", ".join(parts)
+
+
+class EvalResultLogger(tf.estimator.Exporter):
+    """An exporter that exports nothing and logs each evaluation's metrics.
+
+    `tf.estimator.train_and_evaluate` calls exporters after every evaluation, in whichever
+    task evaluates (the evaluator of a cluster, or the trainer itself locally).
+    """
+
+    @property
+    def name(self):
+        return "t2t_eval_log"
+
+    def export(self, estimator, export_path, checkpoint_path, eval_result,
+               is_the_final_export):
+        del estimator, export_path, is_the_final_export
+        logging.info("Evaluation of %s: %s", os.path.basename(checkpoint_path or "?"),
+                     format_metrics(eval_result or {}))
+        return None
+
+
+class CheckpointLogListener(tf.compat.v1.train.CheckpointSaverListener):
+    """Logs every checkpoint the chief saves."""
+
+    def after_save(self, session, global_step_value):
+        del session
+        logging.info("Saved checkpoint at step %d", global_step_value)
+
+
+def has_metric_plateaued(steps, values, num_steps=100, delta=0.1, decrease=True):
+    """Whether a metric has stopped improving (T2T's early-stopping rule).
+
+    The reference is the last value evaluated at least `num_steps` steps before the latest
+    evaluation; the metric has plateaued when no value since improves on it by `delta` or
+    more (improving means going down when `decrease`, up otherwise).
+
+        has_metric_plateaued([100, 200, 300], [5.0, 4.95, 4.93], num_steps=200, delta=0.1)
+        # True: 4.93 is only 0.07 below the 5.0 of step 100
+        has_metric_plateaued([100, 200, 300], [5.0, 4.95, 4.8], num_steps=200, delta=0.1)
+        # False
+        has_metric_plateaued([100, 200], [5.0, 5.0], num_steps=200)
+        # False: no evaluation is 200 steps old yet
+    """
+    if num_steps <= 0:
+        raise ValueError("num_steps must be positive, got %r" % num_steps)
+    if len(steps) != len(values):
+        raise ValueError("steps and values differ in length (%d, %d)" % (len(steps), len(values)))
+    if len(steps) < 2:
+        return False
+    old_enough = [i for i, step in enumerate(steps) if step <= steps[-1] - num_steps]
+    if not old_enough:
+        return False
+    reference = values[old_enough[-1]]
+    for value in values[old_enough[-1]:]:
+        improvement = reference - value if decrease else value - reference
+        if improvement >= delta:
+            return False
+    return True
+
+
+def read_eval_metrics(eval_dir):
+    """{step: {metric name: value}} from the event files in `eval_dir`, ordered by step.
+
+    A step evaluated more than once keeps the values written last.
+    """
+    if not tf.io.gfile.isdir(eval_dir):
+        return {}
+    evaluations = {}
+    for path in sorted(tf.io.gfile.glob(os.path.join(eval_dir, "events.out.tfevents.*"))):
+        try:
+            for event in tf.compat.v1.train.summary_iterator(path):
+                if not event.HasField("summary"):
+                    continue
+                for value in event.summary.value:
+                    if value.HasField("simple_value"):
+                        number = value.simple_value
+                    elif (value.HasField("tensor") and not value.tensor.tensor_shape.dim and
+                          value.tensor.dtype != tf.string.as_datatype_enum):
+                        number = float(tf.make_ndarray(value.tensor))
+                    else:  # images, histograms, the checkpoint path
+                        continue
+                    evaluations.setdefault(int(event.step), {})[value.tag] = number
+        except tf.errors.DataLossError:
+            # The evaluator may be appending to this file right now; the next read sees it.
+            continue
+    return dict(sorted(evaluations.items()))
+
+
+def read_eval_history(eval_dir, metric):
+    """(steps, values) of `metric` in the evaluation summaries under `eval_dir`, by step.
+
+    Raises a UserError naming the metrics that exist when `metric` is not among them.
+    """
+    evaluations = read_eval_metrics(eval_dir)
+    steps, values = [], []
+    available = set()
+    for step, metrics in evaluations.items():
+        available.update(metrics)
+        if metric in metrics:
+            steps.append(int(step))
+            values.append(float(metrics[metric]))
+    if evaluations and not steps:
+        raise errors.UserError("--eval_early_stopping_metric=%r is not an evaluation metric; "
+                               "choose one of %s" % (metric, ", ".join(sorted(available))))
+    return steps, values
+
+
+class EarlyStoppingHook(tf.compat.v1.train.SessionRunHook):
+    """Stops training when the evaluation metric has plateaued (see has_metric_plateaued).
+
+    Checked every `every_n_steps` training steps against the evaluations in `eval_dir`.
+
+        hook = EarlyStoppingHook("/run/eval", "loss", num_plateau_steps=1000,
+                                 plateau_delta=0.1, plateau_decrease=True, every_n_steps=100)
+    """
+
+    def __init__(self, eval_dir, metric="loss", num_plateau_steps=1000, plateau_delta=0.1,
+                 plateau_decrease=True, every_n_steps=1000):
+        self._eval_dir = eval_dir
+        self._metric = metric
+        self._num_plateau_steps = num_plateau_steps
+        self._plateau_delta = plateau_delta
+        self._plateau_decrease = plateau_decrease
+        self._every_n_steps = max(int(every_n_steps or 1), 1)
+        self.stopped_at_step = None
+
+    def begin(self):
+        self._global_step = tf.compat.v1.train.get_global_step()
+        self._last_step = None
+
+    def before_run(self, run_context):
+        del run_context
+        return tf.compat.v1.train.SessionRunArgs(self._global_step)
+
+    def should_stop(self):
+        steps, values = read_eval_history(self._eval_dir, self._metric)
+        return has_metric_plateaued(steps, values, self._num_plateau_steps,
+                                    self._plateau_delta, self._plateau_decrease)
+
+    def after_run(self, run_context, run_values):
+        step = int(run_values.results) + 1
+        last, self._last_step = self._last_step, step
+        if last is not None and step // self._every_n_steps == last // self._every_n_steps:
+            return
+        if self.should_stop():
+            logging.info("Early stopping at step %d: %s has not %s by %s in %d steps",
+                         step, self._metric,
+                         "decreased" if self._plateau_decrease else "increased",
+                         self._plateau_delta, self._num_plateau_steps)
+            self.stopped_at_step = step
+            run_context.request_stop()
+
+
+def checkpoint_step(checkpoint_path):
+    """The global step in a checkpoint path: ".../model.ckpt-1200" -> 1200 (None if absent)."""
+    tail = os.path.basename(checkpoint_path or "").rsplit("-", 1)
+    if len(tail) == 2 and tail[1].isdigit():
+        return int(tail[1])
+    return None
+
+
+def next_checkpoint(model_dir, timeout_mins=240):
+    """Yield each new checkpoint path of `model_dir`, waiting up to `timeout_mins` for one.
+
+    A negative timeout waits forever; the generator ends when no new checkpoint appears in
+    time.
+    """
+    timeout_secs = None if timeout_mins < 0 else timeout_mins * 60
+    for ckpt_path in tf.train.checkpoints_iterator(model_dir, min_interval_secs=1,
+                                                   timeout=timeout_secs):
+        yield ckpt_path
+
+
+class T2TExperiment:
+    """An estimator with its train and eval specs, and the schedules that run them.
+
+    Build one with `trainer_lib.create_experiment`; run a schedule by name with
+    `getattr(exp, schedule)()` (what `t2t-trainer --schedule` does).
+    """
+
+    def __init__(self, estimator, hparams, train_spec, eval_spec, use_validation_monitor=False,
+                 decode_hparams=None, eval_name=None, eval_timeout_mins=240):
+        self._estimator = estimator
+        self._hparams = hparams
+        self._train_spec = train_spec
+        self._eval_spec = eval_spec
+        self._use_validation_monitor = use_validation_monitor
+        self._decode_hparams = decode_hparams
+        self._eval_name = eval_name
+        self._eval_timeout_mins = eval_timeout_mins
+        self.last_eval_result = None
+
+    @property
+    def estimator(self):
+        return self._estimator
+
+    @property
+    def train_steps(self):
+        return self._train_spec.max_steps
+
+    @property
+    def eval_steps(self):
+        return self._eval_spec.steps
+
+    @property
+    def train_spec(self):
+        return self._train_spec
+
+    @property
+    def eval_spec(self):
+        return self._eval_spec
+
+    def eval_dir(self):
+        """Where evaluations write their summaries: <model_dir>/eval (eval_test: test set)."""
+        return self._estimator.eval_dir(self._eval_name)
+
+    def train(self, max_steps=None):
+        """Train until the global step reaches `max_steps` (default: train_steps)."""
+        self._estimator.train(self._train_spec.input_fn, hooks=self._train_spec.hooks,
+                              max_steps=max_steps or self._train_spec.max_steps,
+                              saving_listeners=self._train_spec.saving_listeners)
+
+    def evaluate(self):
+        """Evaluate the latest checkpoint; returns the metrics dict."""
+        self.last_eval_result = self._estimator.evaluate(
+            self._eval_spec.input_fn, steps=self._eval_spec.steps, hooks=self._eval_spec.hooks,
+            name=self._eval_name)
+        logging.info("Evaluation at step %s: %s", self.last_eval_result.get("global_step"),
+                     format_metrics(self.last_eval_result))
+        return self.last_eval_result
+
+    def _train_and_evaluate(self, eval_spec):
+        result = tf.estimator.train_and_evaluate(self._estimator, self._train_spec, eval_spec)
+        if isinstance(result, tuple) and result and isinstance(result[0], dict):
+            self.last_eval_result = result[0]
+        return result
+
+    def train_and_evaluate(self):
+        """Train with an evaluation after every checkpoint; cluster roles from TF_CONFIG."""
+        if run_config_lib.is_distributed():
+            return self._train_and_evaluate(self._eval_spec)
+        every_checkpoint = tf.estimator.EvalSpec(
+            self._eval_spec.input_fn, steps=self._eval_spec.steps, name=self._eval_spec.name,
+            hooks=self._eval_spec.hooks, exporters=self._eval_spec.exporters,
+            start_delay_secs=0, throttle_secs=0)
+        self._train_and_evaluate(every_checkpoint)
+        return self.last_eval_result
+
+    def continuous_train_and_eval(self, continuous_eval_predicate_fn=None):
+        """`tf.estimator.train_and_evaluate`, then a final evaluation when run locally."""
+        del continuous_eval_predicate_fn
+        self._train_and_evaluate(self._eval_spec)
+        if run_config_lib.is_distributed():
+            return self.last_eval_result
+        if self.last_eval_result is None:
+            return self.evaluate()
+        return self.last_eval_result
+
+    def continuous_eval(self):
+        """Evaluate every new checkpoint until one reaches train_steps (or a timeout)."""
+        for ckpt_path in next_checkpoint(self._estimator.model_dir, self._eval_timeout_mins):
+            step = checkpoint_step(ckpt_path)
+            if step == 0:
+                logging.info("Skipping evaluation at step 0")
+                continue
+            self.evaluate()
+            if step is not None and step >= self.train_steps:
+                logging.info("Evaluated the final checkpoint (step %d); stopping", step)
+                break
+        return self.last_eval_result
+
+    def continuous_eval_on_train_data(self):
+        """continuous_eval with the training data as eval input."""
+        self._eval_spec = self._eval_spec._replace(input_fn=self._train_eval_input_fn())
+        return self.continuous_eval()
+
+    def evaluate_on_train_data(self):
+        """Evaluate the latest checkpoint on (eval_steps batches of) the training data."""
+        self.last_eval_result = self._estimator.evaluate(
+            self._train_eval_input_fn(), steps=self._eval_spec.steps,
+            hooks=self._eval_spec.hooks, name="eval_train")
+        return self.last_eval_result
+
+    def _train_eval_input_fn(self):
+        problem = self._hparams.problem
+        return problem.make_estimator_input_fn(tf.estimator.ModeKeys.EVAL, self._hparams,
+                                               dataset_kwargs={"dataset_split": "train"})
+
+    def run_std_server(self):
+        """Start this task's server of the TF_CONFIG cluster and serve forever (ps tasks)."""
+        config = tf.estimator.RunConfig()
+        if not config.cluster_spec:
+            raise errors.UserError("--schedule=run_std_server needs a cluster in TF_CONFIG")
+        server = tf.distribute.Server(config.cluster_spec, job_name=config.task_type,
+                                      task_index=config.task_id, protocol=config.protocol)
+        server.join()
+
+    def _decode_unsupported(self, *args, **kwargs):
+        del args, kwargs
+        raise errors.UserError("decoding schedules are run by t2t-decoder; use --schedule=train, "
+                               "evaluate, train_and_evaluate, continuous_train_and_eval or "
+                               "continuous_eval")
+
+    decode = train_and_decode = train_eval_and_decode = continuous_decode = _decode_unsupported
+    continuous_decode_from_file = continuous_decode_on_train_data = _decode_unsupported
+
+
+SCHEDULES = ("train", "evaluate", "train_and_evaluate", "continuous_train_and_eval",
+             "continuous_eval", "continuous_eval_on_train_data", "evaluate_on_train_data",
+             "run_std_server")

@@ -1,0 +1,268 @@
+"""Estimator RunConfigs for training: checkpoints, sessions, devices, clusters and TPUs.
+
+    config = create_run_config("transformer", model_dir="/tmp/run", save_checkpoints_steps=500,
+                               keep_checkpoint_max=5, random_seed=1)
+    config.save_checkpoints_steps      # 500
+    config.t2t_device_info             # {"num_async_replicas": 1}
+    config.train_distribute            # None: one device
+
+    create_run_config("transformer", model_dir="/tmp/run", num_gpus=2).train_distribute
+    # a tf.distribute.MirroredStrategy over /gpu:0 and /gpu:1 (or two CPU devices, see below)
+
+    create_run_config("transformer", model_dir="/tmp/run", use_tpu_estimator=True).tpu_config
+    # TPUConfig(iterations_per_loop=1000, num_shards=8, ...) for a TPUEstimator
+
+Several workers are described by the `TF_CONFIG` environment variable, as for any Estimator
+(`{"cluster": {"chief": [...], "worker": [...], "ps": [...]}, "task": {"type": "worker",
+"index": 0}}`); the RunConfig reads it and `tf.estimator.train_and_evaluate` runs each role.
+Training is asynchronous, so the learning rate is divided by sqrt(number of training tasks)
+(T2T's `num_async_replicas`).
+
+`num_gpus > 1` replicates the model with `tf.distribute.MirroredStrategy`: every replica
+reads its own batch of `hparams.batch_size`, so one step sees `num_gpus` batches (T2T's
+`shard_multiplier`). On a machine without enough GPUs, CPU devices are used if the process
+has that many (`tf.config.set_logical_device_configuration` before TensorFlow starts): how
+the tests exercise the path on a CPU-only machine.
+"""
+import json
+import os
+
+import tensorflow as tf
+from absl import logging
+
+from t2t.core import errors
+
+# tf.compat.v1.OptimizerOptions.OFF: no XLA JIT for the whole graph.
+XLA_JIT_OFF = -1
+
+# Roles of a TF_CONFIG cluster that run training steps.
+_TRAINING_TASK_TYPES = ("chief", "master", "worker")
+
+
+def tf_config():
+    """The parsed `TF_CONFIG` environment variable ({} when unset).
+
+        os.environ["TF_CONFIG"] = '{"cluster": {"chief": ["h:1"]}, "task": {"type": "chief"}}'
+        tf_config()["task"]["type"]      # "chief"
+    """
+    text = os.environ.get("TF_CONFIG", "").strip()
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        raise errors.UserError("TF_CONFIG is not valid JSON (%s); set it to "
+                               "'{\"cluster\": {...}, \"task\": {\"type\": ..., \"index\": 0}}'"
+                               % error) from None
+    if not isinstance(value, dict):
+        raise errors.UserError("TF_CONFIG must hold a JSON object with 'cluster' and 'task'")
+    return value
+
+
+def is_distributed():
+    """Whether TF_CONFIG describes a cluster of more than one task."""
+    cluster = tf_config().get("cluster") or {}
+    return sum(len(tasks) for tasks in cluster.values()) > 1
+
+
+def num_training_tasks():
+    """Chief, master and worker tasks in the TF_CONFIG cluster (1 without a cluster)."""
+    cluster = tf_config().get("cluster") or {}
+    count = sum(len(cluster.get(kind) or []) for kind in _TRAINING_TASK_TYPES)
+    return max(count, 1)
+
+
+def is_chief(config=None):
+    """Whether this process is the chief (always, without a TF_CONFIG cluster)."""
+    if config is not None:
+        return bool(config.is_chief)
+    task = tf_config().get("task") or {}
+    task_type = task.get("type")
+    if not task_type:
+        return True
+    if task_type in ("chief", "master"):
+        return True
+    cluster = tf_config().get("cluster") or {}
+    # Without a chief in the cluster, worker 0 is the chief (Estimator's rule).
+    return (task_type == "worker" and int(task.get("index", 0)) == 0 and
+            not cluster.get("chief") and not cluster.get("master"))
+
+
+def create_session_config(log_device_placement=False, enable_graph_rewriter=False,
+                          gpu_mem_fraction=0.95, use_tpu=False, xla_jit_level=XLA_JIT_OFF,
+                          inter_op_parallelism_threads=0, intra_op_parallelism_threads=0,
+                          num_cpu_devices=None, isolate_session_state=None):
+    """The session ConfigProto T2T trains with.
+
+    Args:
+      log_device_placement: log where each op runs.
+      enable_graph_rewriter: turn on grappler's layout optimizer.
+      gpu_mem_fraction: fraction of each GPU's memory to take.
+      use_tpu: TPU sessions get default graph options.
+      xla_jit_level: `tf.compat.v1.OptimizerOptions` global JIT level (-1: off).
+      inter_op_parallelism_threads, intra_op_parallelism_threads: 0 lets TF choose.
+      num_cpu_devices: CPU devices the session creates (replicas on CPU need one each).
+      isolate_session_state: default True on one machine (T2T's setting); False in a
+        TF_CONFIG cluster, where tasks must share the variables on the parameter servers.
+
+        create_session_config(inter_op_parallelism_threads=2).inter_op_parallelism_threads  # 2
+    """
+    config_pb = tf.compat.v1
+    if use_tpu:
+        graph_options = config_pb.GraphOptions()
+    elif enable_graph_rewriter:
+        from tensorflow.core.protobuf import rewriter_config_pb2
+        rewrite_options = rewriter_config_pb2.RewriterConfig(
+            layout_optimizer=rewriter_config_pb2.RewriterConfig.ON)
+        graph_options = config_pb.GraphOptions(rewrite_options=rewrite_options)
+    else:
+        graph_options = config_pb.GraphOptions(optimizer_options=config_pb.OptimizerOptions(
+            opt_level=config_pb.OptimizerOptions.L1, do_function_inlining=False,
+            global_jit_level=xla_jit_level))
+    if isolate_session_state is None:
+        isolate_session_state = not is_distributed()
+    config = config_pb.ConfigProto(
+        allow_soft_placement=True,
+        graph_options=graph_options,
+        gpu_options=config_pb.GPUOptions(per_process_gpu_memory_fraction=gpu_mem_fraction),
+        log_device_placement=log_device_placement,
+        inter_op_parallelism_threads=inter_op_parallelism_threads,
+        intra_op_parallelism_threads=intra_op_parallelism_threads,
+        isolate_session_state=isolate_session_state)
+    if num_cpu_devices and num_cpu_devices > 1:
+        # Graph sessions see one CPU device unless told otherwise; without this the
+        # replicas placed on /cpu:1.. wait forever for a device that never runs.
+        config.device_count["CPU"] = num_cpu_devices
+    return config
+
+
+def replica_devices(num_gpus, gpu_order=""):
+    """The devices of `num_gpus` replicas: GPUs (in `gpu_order`), else CPU devices.
+
+        replica_devices(1)                     # [] (one device: no strategy)
+        replica_devices(2, gpu_order="1 0")    # ["/gpu:1", "/gpu:0"] on a 2-GPU machine
+
+    Raises a UserError when the machine has neither enough GPUs nor enough CPU devices.
+    """
+    if num_gpus <= 1:
+        return []
+    if gpu_order:
+        order = [int(index) for index in gpu_order.replace(",", " ").split()]
+        if len(order) != num_gpus:
+            raise errors.UserError("--gpu_order %r lists %d GPUs but --worker_gpu=%d; give one "
+                                   "index per GPU" % (gpu_order, len(order), num_gpus))
+    else:
+        order = list(range(num_gpus))
+    num_physical_gpus = len(tf.config.list_physical_devices("GPU"))
+    if num_physical_gpus >= num_gpus:
+        return ["/gpu:%d" % index for index in order]
+    num_cpus = len(tf.config.list_logical_devices("CPU"))
+    if num_cpus >= num_gpus:
+        logging.info("%d GPUs requested, %d found: replicating on %d CPU devices",
+                     num_gpus, num_physical_gpus, num_gpus)
+        return ["/cpu:%d" % index for index in range(num_gpus)]
+    raise errors.UserError("--worker_gpu=%d but this machine has %d GPU(s); lower --worker_gpu "
+                           "to at most %d" % (num_gpus, num_physical_gpus,
+                                              max(num_physical_gpus, 1)))
+
+
+def create_run_config(model_name=None,
+                      master="",
+                      model_dir=None,
+                      iterations_per_loop=1000,
+                      num_shards=8,
+                      log_device_placement=False,
+                      save_checkpoints_steps=1000,
+                      save_checkpoints_secs=None,
+                      keep_checkpoint_max=20,
+                      keep_checkpoint_every_n_hours=10000,
+                      num_gpus=1,
+                      gpu_order="",
+                      num_async_replicas=1,
+                      enable_graph_rewriter=False,
+                      gpu_mem_fraction=0.95,
+                      no_data_parallelism=False,
+                      optionally_use_dist_strat=False,
+                      daisy_chain_variables=True,
+                      schedule="continuous_train_and_eval",
+                      random_seed=None,
+                      tpu_infeed_sleep_secs=None,
+                      use_tpu=False,
+                      use_tpu_estimator=False,
+                      xla_jit_level=XLA_JIT_OFF,
+                      inter_op_parallelism_threads=0,
+                      log_step_count_steps=100,
+                      intra_op_parallelism_threads=0,
+                      tpu_config_extra_kwargs=None,
+                      save_summary_steps=100):
+    """A RunConfig (a TPU RunConfig for TPUEstimator) with T2T's extra attributes.
+
+    Checkpoints are written every `save_checkpoints_steps` steps, or every
+    `save_checkpoints_secs` seconds when that is set. The config also carries
+    `use_tpu`, `t2t_device_info = {"num_async_replicas": n}` (the learning rate is divided
+    by sqrt(n)) and `data_parallelism = None` (one model copy per replica).
+
+    `model_name`, `no_data_parallelism`, `optionally_use_dist_strat`, `daisy_chain_variables`
+    and `schedule` are accepted for T2T's signature: replication always uses
+    MirroredStrategy here. `master` is ignored: TF 2 Estimators take the cluster from
+    TF_CONFIG.
+    """
+    del model_name, no_data_parallelism, optionally_use_dist_strat, daisy_chain_variables
+    del schedule
+    if master:
+        logging.warning("--master=%s is ignored; describe the cluster in TF_CONFIG", master)
+    if num_gpus < 1:
+        raise errors.UserError("--worker_gpu=%d: give 1 or more" % num_gpus)
+    if save_checkpoints_secs:
+        save_checkpoints_steps = None
+    elif not save_checkpoints_steps:
+        raise errors.UserError("give --local_eval_frequency (checkpoint steps) > 0 or "
+                               "--save_checkpoints_secs > 0")
+    if keep_checkpoint_max is not None and keep_checkpoint_max < 0:
+        raise errors.UserError("--keep_checkpoint_max=%d: give 0 (keep all) or more" %
+                               keep_checkpoint_max)
+
+    devices = [] if (use_tpu or use_tpu_estimator) else replica_devices(num_gpus, gpu_order)
+    cpu_replicas = sum(1 for device in devices if device.startswith("/cpu"))
+    session_config = create_session_config(
+        log_device_placement=log_device_placement, enable_graph_rewriter=enable_graph_rewriter,
+        gpu_mem_fraction=gpu_mem_fraction, use_tpu=use_tpu, xla_jit_level=xla_jit_level,
+        inter_op_parallelism_threads=inter_op_parallelism_threads,
+        intra_op_parallelism_threads=intra_op_parallelism_threads,
+        num_cpu_devices=cpu_replicas or None)
+    run_config_args = {
+        "model_dir": model_dir,
+        "session_config": session_config,
+        "save_summary_steps": save_summary_steps,
+        "save_checkpoints_steps": save_checkpoints_steps,
+        "save_checkpoints_secs": save_checkpoints_secs or None,
+        "keep_checkpoint_max": keep_checkpoint_max,
+        "keep_checkpoint_every_n_hours": keep_checkpoint_every_n_hours,
+        "tf_random_seed": random_seed,
+        "log_step_count_steps": log_step_count_steps,
+    }
+    if devices:
+        logging.info("Replicating the model with MirroredStrategy on %s", ", ".join(devices))
+        run_config_args["train_distribute"] = tf.distribute.MirroredStrategy(devices)
+
+    if use_tpu or use_tpu_estimator:
+        tpu = tf.compat.v1.estimator.tpu
+        tpu_config_kwargs = {
+            "iterations_per_loop": iterations_per_loop,
+            "num_shards": num_shards,
+            "per_host_input_for_training": True,
+            "initial_infeed_sleep_secs": tpu_infeed_sleep_secs,
+        }
+        tpu_config_kwargs.update(tpu_config_extra_kwargs or {})
+        run_config_args["tpu_config"] = tpu.TPUConfig(**tpu_config_kwargs)
+        config = tpu.RunConfig(**run_config_args)
+    else:
+        config = tf.estimator.RunConfig(**run_config_args)
+
+    # T2T's attributes, read by T2TModel.estimator_model_fn and data_reader.input_fn.
+    config.use_tpu = use_tpu
+    if not use_tpu:
+        replicas = max(num_async_replicas, num_training_tasks() if is_distributed() else 1)
+        config.t2t_device_info = {"num_async_replicas": replicas}
+        config.data_parallelism = None
+    return config

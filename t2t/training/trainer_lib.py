@@ -1,0 +1,437 @@
+"""Library of training functions: hparams, run configs, estimators and experiments.
+
+The trainer (`t2t-trainer`) is a thin layer over these; they can be called directly:
+
+    hparams = create_hparams("transformer_tiny", "num_hidden_layers=1",
+                             data_dir="/data", problem_name="algorithmic_reverse_binary40")
+    run_config = create_run_config("transformer", model_dir="/tmp/run",
+                                   save_checkpoints_steps=100)
+    exp = create_experiment(run_config, hparams, "transformer",
+                            "algorithmic_reverse_binary40", "/data",
+                            train_steps=500, eval_steps=10, min_eval_frequency=100)
+    save_metadata("/tmp/run", hparams)       # hparams.json (and flags.txt when given flags)
+    exp.continuous_train_and_eval()          # {"loss": ..., "global_step": 500, ...}
+
+Resuming: a second run with the same output dir restores the latest checkpoint (the
+Estimator does) and, through `create_hparams(..., hparams_path=<output_dir>/hparams.json)`,
+the saved hparams. For training (`strict_resume=True`, what t2t-trainer passes), overrides
+that disagree with the saved values stop the run:
+
+    create_hparams("transformer_tiny", "num_hidden_layers=2",
+                   hparams_path="/tmp/run/hparams.json", strict_resume=True)
+    # UserError: --hparams disagree with /tmp/run/hparams.json: num_hidden_layers 1 -> 2; ...
+
+Schedules, hooks and early stopping live in `t2t.training.experiment`; RunConfigs in
+`t2t.training.run_config`. Both are re-exported here under T2T's names.
+"""
+import json
+import os
+import tempfile
+
+import tensorflow as tf
+from absl import logging
+
+from t2t.core import errors
+from t2t.core import hparam
+from t2t.core import registry
+from t2t.model import model_hparams
+from t2t.model import t2t_model
+from t2t.training import experiment as experiment_lib
+from t2t.training import run_config as run_config_lib
+
+# T2T's public names, defined in the split-out modules.
+create_run_config = run_config_lib.create_run_config
+create_session_config = run_config_lib.create_session_config
+is_chief = run_config_lib.is_chief
+T2TExperiment = experiment_lib.T2TExperiment
+next_checkpoint = experiment_lib.next_checkpoint
+has_metric_plateaued = experiment_lib.has_metric_plateaued
+add_problem_hparams = model_hparams.add_problem_hparams
+copy_hparams = model_hparams.copy_hparams
+
+HPARAMS_FILENAME = "hparams.json"
+FLAGS_FILENAME = "flags.txt"
+T2T_FLAGS_FILENAME = "flags_t2t.txt"
+
+# Hparams holding functions per feature: written to JSON as strings, never read back (T2T).
+_UNSERIALIZABLE_HPARAMS = ("bottom", "loss", "name", "top", "weights_fn")
+
+
+# ----------------------------------------------------------------------------
+# Hparams
+# ----------------------------------------------------------------------------
+def _display(value):
+    return json.dumps(value) if isinstance(value, str) else repr(value)
+
+
+def _load_json(json_path):
+    try:
+        with tf.io.gfile.GFile(json_path, "r") as json_file:
+            values = json.load(json_file)
+    except ValueError as error:
+        raise errors.UserError("%s is not valid JSON (%s); delete it or restore it from a "
+                               "backup" % (json_path, error)) from None
+    if not isinstance(values, dict):
+        raise errors.UserError("%s must hold a JSON object of hparams" % json_path)
+    return values
+
+
+def create_hparams_from_json(json_path, hparams=None):
+    """Hparams from a saved hparams.json; with `hparams`, its values are updated in place.
+
+    Only names that `hparams` already has are taken (run settings such as `train_steps`
+    that the trainer adds are left out); the per-feature function dicts (`bottom`, `top`,
+    `loss`, `name`, `weights_fn`) are never read back.
+
+        hp = create_hparams_from_json("/run/hparams.json", registry.hparams("transformer_tiny"))
+    """
+    logging.info("Loading hparams from %s", json_path)
+    values = _load_json(json_path)
+    for name in _UNSERIALIZABLE_HPARAMS:
+        values.pop(name, None)
+    if hparams is None:
+        return hparam.HParams(**values)
+    for name in sorted(values):
+        if name not in hparams:
+            continue
+        old_value, new_value = getattr(hparams, name), values[name]
+        if old_value == new_value:
+            continue
+        try:
+            hparams.set_hparam(name, new_value)
+        except ValueError as error:
+            raise errors.UserError("%s: %s; the hparams set no longer matches the saved run, "
+                                   "use a new --output_dir" % (json_path, error)) from None
+        logging.info("Restored hparam %s: %s -> %s", name, old_value, new_value)
+    return hparams
+
+
+def hparams_differences(old_values, new_values):
+    """["name old -> new", ...] for names in both dicts whose values differ, sorted.
+
+        hparams_differences({"a": 1, "b": "x"}, {"a": 2, "b": "x", "c": 3})   # ["a 1 -> 2"]
+    """
+    return ["%s %s -> %s" % (name, _display(old_values[name]), _display(new_values[name]))
+            for name in sorted(set(old_values) & set(new_values))
+            if old_values[name] != new_values[name]]
+
+
+def create_hparams(hparams_set, hparams_overrides_str="", data_dir=None, problem_name=None,
+                   hparams_path=None, strict_resume=False):
+    """The registered hparams set, with saved values, overrides, data_dir and problem.
+
+    Args:
+      hparams_set: a registered hparams set name ("transformer_tiny").
+      hparams_overrides_str: "name=value,..." overrides.
+      data_dir: added as `hparams.data_dir` when given.
+      problem_name: attaches `hparams.problem` and `hparams.problem_hparams`.
+      hparams_path: a saved hparams.json; when it exists its values are restored before
+        the overrides are applied.
+      strict_resume: with a restored hparams.json, an override that disagrees with a saved
+        value is an error naming each difference (training must resume the same model);
+        otherwise (T2T's behaviour, e.g. for decoding) overrides win and are logged.
+
+    Raises:
+      registry.UnknownNameError: unknown hparams set or problem.
+      errors.UserError: a malformed or unknown override, or (strict_resume) overrides that
+        disagree with `hparams_path`.
+    """
+    if not hparams_set:
+        raise errors.UserError("--hparams_set is required; see --registry_help for the names")
+    hparams = registry.hparams(hparams_set)
+    restored = bool(hparams_path) and tf.io.gfile.exists(hparams_path)
+    if restored:
+        hparams = create_hparams_from_json(hparams_path, hparams)
+    if hparams_overrides_str:
+        logging.info("Overriding hparams in %s with %s", hparams_set, hparams_overrides_str)
+        before = hparams.values()
+        try:
+            hparams.parse(hparams_overrides_str)
+        except ValueError as error:
+            raise errors.UserError("--hparams=%r: %s" % (hparams_overrides_str, error)) from None
+        differences = hparams_differences(before, hparams.values()) if restored else []
+        if differences and not strict_resume:
+            logging.warning("--hparams change values saved in %s: %s", hparams_path,
+                            ", ".join(differences))
+        elif differences:
+            raise errors.UserError(
+                "--hparams disagree with %s: %s; drop those overrides to resume with the "
+                "saved values, or use a new --output_dir" % (hparams_path,
+                                                             ", ".join(differences)))
+    if data_dir:
+        _set_or_add(hparams, "data_dir", data_dir)
+    if problem_name:
+        add_problem_hparams(hparams, problem_name)
+    return hparams
+
+
+def _set_or_add(hparams, name, value):
+    if name in hparams:
+        hparams.set_hparam(name, value)
+    else:
+        hparams.add_hparam(name, value)
+
+
+# ----------------------------------------------------------------------------
+# Run metadata: hparams.json, flags.txt, and what the output dir was trained with
+# ----------------------------------------------------------------------------
+def _atomic_write(path, text):
+    """Write `text` to `path` under a temporary name, then rename (never a partial file)."""
+    directory = os.path.dirname(path) or "."
+    tf.io.gfile.makedirs(directory)
+    if "://" in path:  # remote file systems: gfile's rename is the best there is
+        tmp_path = path + ".tmp"
+        with tf.io.gfile.GFile(tmp_path, "w") as out:
+            out.write(text)
+        tf.io.gfile.rename(tmp_path, path, overwrite=True)
+        return
+    fd, tmp_path = tempfile.mkstemp(prefix="." + os.path.basename(path), dir=directory)
+    try:
+        with os.fdopen(fd, "w") as out:
+            out.write(text)
+        os.replace(tmp_path, path)
+    except BaseException:
+        if os.path.exists(tmp_path):
+            os.remove(tmp_path)
+        raise
+
+
+def save_metadata(output_dir, hparams, flags_text=None, t2t_flags_text=None):
+    """Write hparams.json (and flags.txt / flags_t2t.txt when given) into `output_dir`.
+
+        save_metadata("/run", hparams, flags_text="--model=transformer\\n")
+        sorted(os.listdir("/run"))       # ["flags.txt", "hparams.json"]
+    """
+    if flags_text is not None:
+        _atomic_write(os.path.join(output_dir, FLAGS_FILENAME), flags_text)
+    if t2t_flags_text is not None:
+        _atomic_write(os.path.join(output_dir, T2T_FLAGS_FILENAME), t2t_flags_text)
+    _atomic_write(os.path.join(output_dir, HPARAMS_FILENAME),
+                  hparams.to_json(indent=0, sort_keys=True))
+
+
+def read_saved_flags(output_dir):
+    """{flag name: value} from `<output_dir>/flags.txt` ({} when there is none)."""
+    path = os.path.join(output_dir, FLAGS_FILENAME)
+    if not tf.io.gfile.exists(path):
+        return {}
+    saved = {}
+    with tf.io.gfile.GFile(path, "r") as flags_file:
+        for line in flags_file:
+            line = line.strip()
+            if line.startswith("--") and "=" in line:
+                name, value = line[2:].split("=", 1)
+                saved[name] = value
+    return saved
+
+
+def check_resume_flags(output_dir, **requested):
+    """Stop when `output_dir` was trained with another model, hparams set or problem.
+
+        check_resume_flags("/run", model="lstm_seq2seq", hparams_set="lstm_seq2seq")
+        # UserError: /run was trained with --model=transformer, not lstm_seq2seq; ...
+    """
+    saved = read_saved_flags(output_dir)
+    differences = ["--%s=%s, not %s" % (name, saved[name], value)
+                   for name, value in sorted(requested.items())
+                   if value and saved.get(name) and saved[name] != value]
+    if differences:
+        raise errors.UserError("%s was trained with %s; use a new --output_dir or the same "
+                               "flags" % (output_dir, "; ".join(differences)))
+
+
+# ----------------------------------------------------------------------------
+# Estimators and experiments
+# ----------------------------------------------------------------------------
+def _counting_model_fn(model_fn, count_tokens):
+    """Wrap an Estimator model_fn so TRAIN records each replica's tokens and loss."""
+
+    def model_fn_with_counters(features, labels, mode, params=None, config=None):
+        if mode == tf.estimator.ModeKeys.TRAIN and count_tokens:
+            tf.compat.v1.add_to_collection(experiment_lib.TOKENS_COLLECTION,
+                                           experiment_lib.count_tokens(features))
+            tf.compat.v1.add_to_collection(experiment_lib.EXAMPLES_COLLECTION,
+                                           experiment_lib.count_examples(features))
+        spec = model_fn(features, labels, mode, params=params, config=config)
+        if mode == tf.estimator.ModeKeys.TRAIN and getattr(spec, "loss", None) is not None:
+            if count_tokens:
+                tf.compat.v1.add_to_collection(experiment_lib.LOSS_COLLECTION, spec.loss)
+        return spec
+
+    return model_fn_with_counters
+
+
+def create_estimator(model_name, hparams, run_config, schedule="train_and_evaluate",
+                     decode_hparams=None, use_tpu=False, use_tpu_estimator=False,
+                     use_xla=False, export_saved_model_api_version=1,
+                     use_guarantee_const_getter=False):
+    """An Estimator for the registered model; a TPUEstimator with use_tpu(_estimator).
+
+    With `use_tpu_estimator` and not `use_tpu`, the TPUEstimator runs on CPU/GPU, which is
+    how the TPU path is tested; the model then builds its CPU/GPU specs, as in T2T (its TPU
+    optimizer sums gradients with `CrossReplicaSum`, which only runs on TPUs). The batch
+    size is `problem.tpu_batch_size_per_shard(hparams) * num_shards`.
+    """
+    del use_xla, use_guarantee_const_getter
+    model_fn = t2t_model.T2TModel.make_estimator_model_fn(
+        model_name, hparams, decode_hparams=decode_hparams, use_tpu=use_tpu)
+    # On a real TPU the features live inside the TPU computation and cannot be fetched.
+    model_fn = _counting_model_fn(model_fn, count_tokens=not use_tpu)
+    if not (use_tpu or use_tpu_estimator):
+        return tf.estimator.Estimator(model_fn=model_fn, model_dir=run_config.model_dir,
+                                      config=run_config)
+    problem = getattr(hparams, "problem", None)
+    if problem is None:
+        raise ValueError("create_estimator with a TPUEstimator needs hparams.problem; call "
+                         "add_problem_hparams first")
+    batch_size = problem.tpu_batch_size_per_shard(hparams) * run_config.tpu_config.num_shards
+    predict_batch_size = batch_size
+    if decode_hparams is not None and decode_hparams.get("batch_size"):
+        predict_batch_size = decode_hparams.batch_size
+    tpu = tf.compat.v1.estimator.tpu
+    # The enum is not in the public API; TPUEstimator's own module holds it.
+    from tensorflow_estimator.python.estimator.tpu import tpu_estimator as tpu_estimator_lib
+    versions = tpu_estimator_lib.ExportSavedModelApiVersion
+    api_version = versions.V2 if export_saved_model_api_version == 2 else versions.V1
+    del schedule  # T2T sized eval batches only for eval schedules; always sizing them is safe.
+    return tpu.TPUEstimator(model_fn=model_fn, model_dir=run_config.model_dir,
+                            config=run_config, use_tpu=use_tpu, train_batch_size=batch_size,
+                            eval_batch_size=batch_size, predict_batch_size=predict_batch_size,
+                            export_saved_model_api_version=api_version)
+
+
+def create_hooks(use_dbgprofile=False, dbgprofile_kwargs=None, use_early_stopping=False,
+                 early_stopping_kwargs=None, log_step_count_steps=100, model_name="model"):
+    """(train_hooks, eval_hooks): progress logging, profiling and early stopping."""
+    train_hooks = [experiment_lib.TrainingLogHook(
+        every_n_steps=log_step_count_steps, description="train %s" % model_name)]
+    eval_hooks = []
+    if use_dbgprofile:
+        kwargs = dict(save_steps=10, show_dataflow=True, show_memory=True)
+        kwargs.update(dbgprofile_kwargs or {})
+        train_hooks.append(tf.compat.v1.train.ProfilerHook(**kwargs))
+    if use_early_stopping:
+        train_hooks.append(experiment_lib.EarlyStoppingHook(**(early_stopping_kwargs or {})))
+    return train_hooks, eval_hooks
+
+
+def create_experiment(run_config, hparams, model_name, problem_name, data_dir, train_steps,
+                      eval_steps, min_eval_frequency=2000, eval_throttle_seconds=600,
+                      schedule="train_and_evaluate", export=False, decode_hparams=None,
+                      use_tfdbg=False, use_dbgprofile=False, eval_early_stopping_steps=None,
+                      eval_early_stopping_metric=None, eval_early_stopping_metric_delta=None,
+                      eval_early_stopping_metric_minimize=True, eval_timeout_mins=240,
+                      eval_use_test_set=False, use_tpu=False, use_tpu_estimator=False,
+                      use_xla=False, export_saved_model_api_version=1,
+                      use_guarantee_const_getter=False, additional_train_hooks=None,
+                      additional_eval_hooks=None, warm_start_from=None,
+                      decode_from_file="", decode_to_file="", decode_reference="",
+                      std_server_protocol=None, log_step_count_steps=None):
+    """A T2TExperiment: estimator, input functions, hooks and specs for the schedules.
+
+    Adds the run settings to `hparams` (model_dir, data_dir, train_steps, eval_steps,
+    schedule, warm_start_from, std_server_protocol, eval_freq_in_steps, eval_timeout_mins)
+    and attaches the problem. Early stopping is on when `eval_early_stopping_steps` is set:
+    training stops once `eval_early_stopping_metric` (default "loss") has not improved by
+    `eval_early_stopping_metric_delta` (default 0.1) over that many steps.
+    """
+    del decode_from_file, decode_to_file, decode_reference
+    if use_tfdbg:
+        raise errors.UserError("--tfdbg is not supported by t2t (TF 2 has no tfdbg CLI); "
+                               "drop the flag")
+    if export:
+        raise errors.UserError("--export_saved_model is deprecated; use t2t-exporter")
+    if not train_steps or train_steps < 0:
+        raise errors.UserError("--train_steps=%s: give a positive number of steps" % train_steps)
+    if eval_steps is not None and eval_steps <= 0:
+        raise errors.UserError("--eval_steps=%s: give a positive number of batches" % eval_steps)
+    if schedule not in experiment_lib.SCHEDULES:
+        raise errors.UserError("--schedule=%r is not a schedule; use one of %s" %
+                               (schedule, ", ".join(experiment_lib.SCHEDULES)))
+    if use_tpu and run_config.tpu_config.num_shards > 8 and "eval" in schedule:
+        raise errors.UserError("evaluation on a TPU pod (--tpu_num_shards > 8) is not "
+                               "supported; use --schedule=train")
+
+    for name, value in (("model_dir", run_config.model_dir), ("data_dir", data_dir),
+                        ("train_steps", train_steps), ("eval_steps", eval_steps),
+                        ("schedule", schedule), ("warm_start_from", warm_start_from),
+                        ("std_server_protocol", std_server_protocol),
+                        ("eval_freq_in_steps", min_eval_frequency),
+                        ("eval_timeout_mins", eval_timeout_mins)):
+        _set_or_add(hparams, name, value)
+    if getattr(hparams, "problem", None) is None or problem_name != hparams.problem.name:
+        add_problem_hparams(hparams, problem_name)
+    if decode_hparams is not None and "decode_path" not in decode_hparams:
+        decode_hparams.add_hparam("decode_path", os.path.join(run_config.model_dir, "decode"))
+
+    estimator = create_estimator(
+        model_name, hparams, run_config, schedule=schedule, decode_hparams=decode_hparams,
+        use_tpu=use_tpu, use_tpu_estimator=use_tpu_estimator, use_xla=use_xla,
+        export_saved_model_api_version=export_saved_model_api_version,
+        use_guarantee_const_getter=use_guarantee_const_getter)
+
+    problem = hparams.problem
+    train_input_fn = problem.make_estimator_input_fn(tf.estimator.ModeKeys.TRAIN, hparams,
+                                                     data_dir=data_dir)
+    eval_name = "test" if eval_use_test_set else None
+    eval_input_fn = problem.make_estimator_input_fn(
+        tf.estimator.ModeKeys.EVAL, hparams, data_dir=data_dir,
+        dataset_kwargs={"dataset_split": "test" if eval_use_test_set else None})
+
+    use_early_stopping = bool(eval_early_stopping_steps)
+    early_stopping_kwargs = dict(
+        eval_dir=estimator.eval_dir(eval_name),
+        metric=eval_early_stopping_metric or "loss",
+        num_plateau_steps=eval_early_stopping_steps,
+        plateau_delta=(0.1 if eval_early_stopping_metric_delta is None
+                       else eval_early_stopping_metric_delta),
+        plateau_decrease=eval_early_stopping_metric_minimize,
+        every_n_steps=min_eval_frequency or run_config.save_checkpoints_steps or 100)
+    train_hooks, eval_hooks = create_hooks(
+        use_dbgprofile=use_dbgprofile, dbgprofile_kwargs={"output_dir": run_config.model_dir},
+        use_early_stopping=use_early_stopping, early_stopping_kwargs=early_stopping_kwargs,
+        log_step_count_steps=log_step_count_steps or run_config.log_step_count_steps or 100,
+        model_name=model_name)
+    train_hooks += list(additional_train_hooks or [])
+    eval_hooks += list(additional_eval_hooks or [])
+
+    train_spec = tf.estimator.TrainSpec(
+        train_input_fn, max_steps=train_steps, hooks=train_hooks,
+        saving_listeners=[experiment_lib.CheckpointLogListener()])
+    eval_spec = tf.estimator.EvalSpec(
+        eval_input_fn, steps=eval_steps, hooks=eval_hooks, name=eval_name,
+        exporters=[experiment_lib.EvalResultLogger()],
+        # T2T waited 120 s before a first evaluation; never longer than the throttle.
+        start_delay_secs=0 if schedule == "evaluate" else min(120, eval_throttle_seconds),
+        throttle_secs=eval_throttle_seconds)
+    return T2TExperiment(estimator, hparams, train_spec, eval_spec,
+                         use_validation_monitor=False, decode_hparams=decode_hparams,
+                         eval_name=eval_name, eval_timeout_mins=eval_timeout_mins)
+
+
+def create_experiment_fn(*args, **kwargs):
+    """`experiment_fn(run_config, hparams)` calling create_experiment with these arguments."""
+
+    def experiment_fn(run_config, hparams):
+        return create_experiment(run_config, hparams, *args, **kwargs)
+
+    return experiment_fn
+
+
+def restore_checkpoint(ckpt_dir, saver, sess, must_restore=False):
+    """Restore the latest checkpoint of `ckpt_dir` into `sess`; returns its global step.
+
+    Returns 0 when there is none, unless `must_restore` (then a UserError).
+    """
+    ckpt = tf.train.get_checkpoint_state(ckpt_dir)
+    if must_restore and not (ckpt and ckpt.model_checkpoint_path):
+        raise errors.UserError("no checkpoint in %s; train first or give the right "
+                               "--output_dir / --checkpoint_path" % ckpt_dir)
+    if not (ckpt and ckpt.model_checkpoint_path):
+        return 0
+    path = ckpt.model_checkpoint_path
+    if not os.path.isabs(path) and "://" not in path:
+        path = os.path.join(ckpt_dir, path)
+    logging.info("Restoring checkpoint %s", path)
+    saver.restore(sess, path)
+    return experiment_lib.checkpoint_step(path) or 0

@@ -1,0 +1,131 @@
+"""t2t-decoder: the console script on a trained model, its modes, and its user errors."""
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+from absl import flags
+from absl.testing import flagsaver
+
+from t2t.bin import t2t_decoder
+from t2t.core import registry
+
+from decoding_testing import (DEV_SIZE, HPARAMS, HPARAMS_SET, MODEL, PROBLEM,
+                              assert_decodes_in_input_order, dev_pairs, trained_model)
+
+FLAGS = flags.FLAGS
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    return trained_model(tmp_path_factory)
+
+
+def common_flags(model):
+    return {"problem": PROBLEM, "model": MODEL, "hparams_set": HPARAMS_SET,
+            "hparams": HPARAMS, "data_dir": model["data_dir"],
+            "output_dir": model["model_dir"], "t2t_usr_dir": model["usr_dir"]}
+
+
+def run_decoder(*args):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    return subprocess.run([os.path.join(os.path.dirname(sys.executable), "t2t-decoder")] +
+                          list(args), capture_output=True, text=True, env=env, timeout=600)
+
+
+@pytest.fixture()
+def parsed_flags():
+    FLAGS.mark_as_parsed()
+    with flagsaver.flagsaver():
+        yield
+
+
+def test_decode_from_file_console_script(model, tmp_path):
+    words = ["ab", "dcbad", "c", "bbb", "cabd"]
+    source = tmp_path / "words.txt"
+    source.write_text("\n".join(words) + "\n")
+    target = tmp_path / "decoded.txt"
+    args = ["--%s=%s" % item for item in common_flags(model).items()]
+    result = run_decoder(*args, "--decode_hparams=beam_size=2,alpha=0.6,batch_size=2",
+                         "--decode_from_file=%s" % source, "--decode_to_file=%s" % target)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert_decodes_in_input_order(target.read_text().split("\n")[:-1], words)
+    assert "decoded 5 lines" in result.stdout
+    # The progress summary: sentences, tokens and throughput.
+    summary = [line for line in result.stderr.splitlines() if "words.txt done:" in line]
+    assert summary and "5 sentences" in summary[0] and "tokens/s" in summary[0], summary
+
+
+def test_user_errors_are_one_line_exit_2(model, tmp_path):
+    base = ["--%s=%s" % item for item in common_flags(model).items() if item[0] != "model"]
+    result = run_decoder(*base)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "t2t-decoder: error: missing --model; t2t-decoder needs --problem, --model, "
+        "--hparams_set and --output_dir or --checkpoint_path"]
+
+
+def test_unknown_model_names_the_closest(model, parsed_flags):
+    for name, value in common_flags(model).items():
+        setattr(FLAGS, name, value)
+    FLAGS.model = "transformr"
+    with pytest.raises(registry.UnknownNameError, match="transformer"):
+        t2t_decoder.main(["t2t-decoder"])
+
+
+def test_decode_dataset_in_process(model, tmp_path, parsed_flags):
+    stem = str(tmp_path / "dev")
+    for name, value in common_flags(model).items():
+        setattr(FLAGS, name, value)
+    FLAGS.decode_hparams = "beam_size=1"
+    FLAGS.decode_to_file = stem
+    assert t2t_decoder.main(["t2t-decoder"]) == 0
+    base = "%s.%s.%s.%s.beam1.alpha0.6." % (stem, MODEL, HPARAMS_SET, PROBLEM)
+    inputs = open(base + "inputs").read().splitlines()
+    targets = open(base + "targets").read().splitlines()
+    decodes = open(base + "decodes").read().splitlines()
+    assert len(inputs) == len(targets) == len(decodes) == DEV_SIZE
+    assert sorted(zip(inputs, targets)) == sorted(dev_pairs(model["data_dir"]))
+    assert sum(d == t for d, t in zip(decodes, targets)) >= 0.75 * DEV_SIZE
+
+
+def test_interactive_and_checkpoint_path(model, parsed_flags, monkeypatch, capsys):
+    for name, value in common_flags(model).items():
+        setattr(FLAGS, name, value)
+    FLAGS.output_dir = ""
+    FLAGS.checkpoint_path = model["model_dir"]  # a folder: its latest checkpoint
+    FLAGS.decode_interactive = True
+    FLAGS.decode_hparams = "beam_size=1"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("bad\nq\n"))
+    assert t2t_decoder.main(["t2t-decoder"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "INTERACTIVE MODE" in lines[0]
+    assert_decodes_in_input_order([line for line in lines if line.isupper()], ["bad"])
+
+
+def test_score_file(model, tmp_path, parsed_flags, capsys):
+    for name, value in common_flags(model).items():
+        setattr(FLAGS, name, value)
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("abc\tABC\nabc\tCBA\n")
+    scores = tmp_path / "scores.txt"
+    FLAGS.score_file = str(pairs)
+    FLAGS.decode_to_file = str(scores)
+    assert t2t_decoder.main(["t2t-decoder"]) == 0
+    lines = scores.read_text().splitlines()
+    assert len(lines) == 2 and all(len(line.split(".")[1]) == 6 for line in lines)
+    assert float(lines[0]) < float(lines[1])
+    assert "scored 2 lines" in capsys.readouterr().out
+
+
+def test_resolve_checkpoint(model, tmp_path):
+    latest = t2t_decoder.resolve_checkpoint(None, model["model_dir"])
+    assert latest[0] == model["model_dir"] and latest[1].endswith("model.ckpt-400")
+    assert t2t_decoder.resolve_checkpoint(latest[1], "") == latest
+    with pytest.raises(t2t_decoder.errors.UserError, match="is not a checkpoint"):
+        t2t_decoder.resolve_checkpoint(str(tmp_path / "model.ckpt-9"), "")
+    with pytest.raises(t2t_decoder.errors.UserError, match="no checkpoint in"):
+        t2t_decoder.resolve_checkpoint(None, str(tmp_path))
+    with pytest.raises(t2t_decoder.errors.UserError, match="--output_dir"):
+        t2t_decoder.resolve_checkpoint(None, "")

@@ -1,0 +1,198 @@
+"""t2t-trainer: argument folding, one-line errors, and a run killed with SIGKILL that resumes.
+
+The error runs are independent subprocesses, started together by one module fixture (each
+imports TensorFlow, which dominates their time); each test then checks its own.
+"""
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import tensorflow as tf
+from absl import flags
+from absl.testing import flagsaver
+
+from t2t.bin import t2t_trainer
+from t2t.core import errors
+from t2t.training import experiment, trainer_lib
+
+TRAINER = os.path.join(os.path.dirname(sys.executable), "t2t-trainer")
+PROBLEM = "algorithmic_reverse_binary40_test"
+TINY = "hidden_size=16,filter_size=32,num_hidden_layers=1,num_heads=2,batch_size=128"
+BASE_ARGS = ["--problem=" + PROBLEM, "--model=transformer", "--hparams_set=transformer_tiny"]
+TIMEOUT = 300
+
+USR_INIT = '''
+from t2t.models import transformer
+from t2t.utils import registry
+
+
+@registry.register_hparams
+def usr_tiny_transformer():
+    hparams = transformer.transformer_tiny()
+    hparams.hidden_size = 16
+    return hparams
+'''
+
+
+# ----------------------------------------------------------------------------- argv folding
+def test_split_hp_args_folds_pairs_into_overrides():
+    rest, overrides = t2t_trainer.split_hp_args(
+        ["t2t-trainer", "--model=m", "--hp_dropout", "0.3", "--hparams=a=1", "--hp_x=[1,2]"])
+    assert rest == ["t2t-trainer", "--model=m", "--hparams=a=1"]
+    assert overrides == "dropout=0.3,x=[1,2]"
+    assert t2t_trainer.split_hp_args(["t2t-trainer"]) == (["t2t-trainer"], "")
+    with pytest.raises(errors.UserError, match="--hp_dropout needs a value"):
+        t2t_trainer.split_hp_args(["t2t-trainer", "--hp_dropout"])
+
+
+def test_set_hparams_from_args_appends_to_the_hparams_flag():
+    if not flags.FLAGS.is_parsed():
+        flags.FLAGS.mark_as_parsed()
+    with flagsaver.flagsaver(hparams="a=1"):
+        t2t_trainer.set_hparams_from_args(["--hp_b", "2", "--hp_c=x"])
+        assert flags.FLAGS.hparams == "a=1,b=2,c=x"
+
+
+def test_join_overrides():
+    assert t2t_trainer.join_overrides("a=1,", "", ",b=2") == "a=1,b=2"
+    assert t2t_trainer.join_overrides("", "") == ""
+
+
+# ----------------------------------------------------------------------------- errors
+def _conflicting_run_dir(path):
+    hparams = trainer_lib.create_hparams("transformer_tiny", "num_hidden_layers=1")
+    trainer_lib.save_metadata(str(path), hparams, flags_text="--model=transformer\n")
+    return str(path)
+
+
+ERROR_CASES = {
+    "unknown_model": (["--model=transformerr"], "'transformerr' was never registered"),
+    "unknown_hparams_set": (["--hparams_set=transformer_tinyy"],
+                            "'transformer_tinyy' was never registered"),
+    "bad_hparams": (["--hparams=num_hidden_layers=two"], "num_hidden_layers"),
+    "unknown_hp_arg": (["--hp_hiden_size", "3"], "did you mean hidden_size"),
+    "missing_output_dir": (["--output_dir="], "--output_dir is required"),
+    "unknown_flag": (["--train_stepz=3"], "train_stepz"),
+    "conflict_on_resume": (["--hparams=num_hidden_layers=2"],
+                           "num_hidden_layers 1 -> 2"),
+    "other_model_on_resume": (["--model=lstm_seq2seq"],
+                              "--model=transformer, not lstm_seq2seq"),
+}
+
+
+@pytest.fixture(scope="module")
+def error_runs(tmp_path_factory):
+    resume_dir = _conflicting_run_dir(tmp_path_factory.mktemp("resume"))
+    procs = {}
+    for name, (args, _) in ERROR_CASES.items():
+        out_dir = resume_dir if "resume" in name else str(tmp_path_factory.mktemp(name))
+        argv = [TRAINER] + BASE_ARGS + ["--output_dir=" + out_dir, "--data_dir=" + out_dir,
+                                         "--train_steps=1"] + args
+        procs[name] = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       text=True)
+    results = {}
+    for name, proc in procs.items():
+        stdout, stderr = proc.communicate(timeout=TIMEOUT)
+        results[name] = (proc.returncode, stdout, stderr)
+    return results
+
+
+@pytest.mark.parametrize("case", sorted(ERROR_CASES))
+def test_user_errors_exit_2_with_one_line(error_runs, case):
+    returncode, _, stderr = error_runs[case]
+    expected = ERROR_CASES[case][1]
+    assert returncode == 2, stderr
+    assert "Traceback" not in stderr
+    error_lines = [line for line in stderr.splitlines() if "error:" in line]
+    assert len(error_lines) == 1, stderr
+    assert error_lines[0].startswith("t2t-trainer: error: ")
+    assert expected in error_lines[0]
+
+
+def test_registry_help_lists_usr_dir_hparams(tmp_path):
+    usr_dir = tmp_path / "my_usr_dir"
+    usr_dir.mkdir()
+    (usr_dir / "__init__.py").write_text(USR_INIT)
+    proc = subprocess.run([TRAINER, "--t2t_usr_dir=%s" % usr_dir, "--registry_help"],
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr
+    assert "usr_tiny_transformer" in proc.stdout
+    assert "algorithmic_reverse_binary40_test" in proc.stdout
+
+
+# ----------------------------------------------------------------------------- SIGKILL + resume
+def _listed_checkpoints(model_dir):
+    state = tf.train.get_checkpoint_state(model_dir)
+    return list(state.all_model_checkpoint_paths) if state else []
+
+
+def _assert_loadable(paths):
+    for path in paths:
+        reader = tf.train.load_checkpoint(path)
+        assert int(reader.get_tensor("global_step")) == experiment.checkpoint_step(path)
+        assert any(name.startswith("transformer/") for name in
+                   reader.get_variable_to_shape_map())
+
+
+def _wait_for_step(model_dir, proc, step, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        steps = [experiment.checkpoint_step(p) for p in _listed_checkpoints(model_dir)]
+        if steps and max(steps) >= step:
+            return
+        if proc.poll() is not None:
+            raise AssertionError("the trainer exited early with code %s" % proc.returncode)
+        time.sleep(0.2)
+    raise AssertionError("no checkpoint at step >= %d within %d s" % (step, timeout))
+
+
+def test_sigkill_then_rerun_resumes_from_last_checkpoint(tmp_path):
+    data_dir, model_dir = str(tmp_path / "data"), str(tmp_path / "run")
+    common = [TRAINER] + BASE_ARGS + [
+        "--data_dir=" + data_dir, "--output_dir=" + model_dir, "--hparams=" + TINY,
+        "--local_eval_frequency=4", "--keep_checkpoint_max=3", "--schedule=train",
+        "--log_step_count_steps=4", "--random_seed=5"]
+    first_log = tmp_path / "first.log"
+    with open(first_log, "w") as log:
+        proc = subprocess.Popen(common + ["--generate_data", "--tmp_dir=%s" % (tmp_path / "tmp"),
+                                          "--train_steps=100000"],
+                                stdout=log, stderr=subprocess.STDOUT)
+        try:
+            _wait_for_step(model_dir, proc, 8, TIMEOUT)
+            os.kill(proc.pid, signal.SIGKILL)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    assert sorted(f for f in os.listdir(data_dir) if not f.startswith(".")) == [
+        PROBLEM + "-dev-00000-of-00001", PROBLEM + "-train-00000-of-00001"]
+    assert os.path.exists(os.path.join(model_dir, "hparams.json"))
+    assert "--generate_data" in open(os.path.join(model_dir, "flags.txt")).read()
+
+    killed_at = _listed_checkpoints(model_dir)
+    assert 1 <= len(killed_at) <= 3  # --keep_checkpoint_max
+    _assert_loadable(killed_at)
+    last_step = max(experiment.checkpoint_step(p) for p in killed_at)
+
+    final_step = last_step + 6
+    # The rerun restores hparams.json; the one override it gives agrees with it.
+    rerun = subprocess.run(common + ["--train_steps=%d" % final_step, "--hparams=",
+                                     "--hp_hidden_size", "16"],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    log = rerun.stderr
+    resumed = re.search(r"resuming at global step (\d+)", log)
+    assert resumed and int(resumed.group(1)) == last_step, log[-3000:]
+    done = re.search(r"train transformer done: (\d+) steps", log)
+    assert done and int(done.group(1)) == final_step - last_step
+    assert re.search(r"train transformer: step \d+, loss [\d.]+ \(mean of \d+ steps\), "
+                     r"[\d.]+ steps/s, [\d,]+ tokens/s", log)
+    after = _listed_checkpoints(model_dir)
+    assert experiment.checkpoint_step(after[-1]) == final_step
+    assert all(experiment.checkpoint_step(p) >= last_step for p in after)
+    _assert_loadable(after)

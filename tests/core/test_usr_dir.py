@@ -1,0 +1,149 @@
+"""`usr_dir.import_usr_dir`: the user's folder of registrations (--t2t_usr_dir).
+
+Each test builds its plugin folder in tmp_path under a unique package name, so tests
+neither share `sys.modules` entries nor registry names.
+"""
+import itertools
+import os
+import sys
+
+import pytest
+
+from t2t.core import errors, registry, usr_dir
+
+_COUNTER = itertools.count()
+
+
+def make_usr_dir(root, files, name=None):
+    """Write a package folder `root/<name>` holding `files` ({relative path: source})."""
+    name = name or "usr_dir_test_%d_%d" % (os.getpid(), next(_COUNTER))
+    folder = os.path.join(str(root), name)
+    os.makedirs(folder)
+    for relative, source in files.items():
+        with open(os.path.join(folder, relative), "w", encoding="utf-8") as f:
+            f.write(source)
+    return folder, name
+
+
+@pytest.fixture
+def cleanup():
+    """Forget the test's packages and registrations afterwards."""
+    modules_before = set(sys.modules)
+    problems_before = set(registry.Registries.problems._registry)
+    hparams_before = set(registry.Registries.hparams._registry)
+    yield
+    for module in set(sys.modules) - modules_before:
+        del sys.modules[module]
+    for name in set(registry.Registries.problems._registry) - problems_before:
+        del registry.Registries.problems._registry[name]
+    for name in set(registry.Registries.hparams._registry) - hparams_before:
+        del registry.Registries.hparams._registry[name]
+
+
+_HPARAMS_MODULE = '''
+from t2t.core.hparam import HParams
+from t2t.utils import registry
+
+
+@registry.register_hparams
+def {fn}():
+    return HParams(hidden_size=7)
+'''
+
+
+def test_empty_value_is_a_no_op():
+    assert usr_dir.import_usr_dir("") is None
+    assert usr_dir.import_usr_dir(None) is None
+
+
+def test_import_registers_the_users_things_and_restores_sys_path(tmp_path, cleanup):
+    fn = "usr_hparams_%d" % next(_COUNTER)
+    folder, name = make_usr_dir(tmp_path, {
+        "__init__.py": "from . import my_hparams\n",
+        "my_hparams.py": _HPARAMS_MODULE.format(fn=fn)})
+    path_before = list(sys.path)
+    module = usr_dir.import_usr_dir(folder + "/")  # a trailing slash is fine
+    assert module.__name__ == name
+    assert sys.path == path_before
+    assert registry.hparams(fn).hidden_size == 7
+    # A second import (e.g. by a datagen worker) returns the module, registering nothing twice.
+    assert usr_dir.import_usr_dir(folder) is module
+
+
+def test_tilde_is_expanded(tmp_path, monkeypatch, cleanup):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    _, name = make_usr_dir(tmp_path, {"__init__.py": "VALUE = 42\n"})
+    assert usr_dir.import_usr_dir("~/" + name).VALUE == 42
+
+
+@pytest.mark.parametrize("kind", ["missing", "file", "no_init", "bad_name"])
+def test_unusable_folder_is_a_one_line_user_error(tmp_path, kind):
+    if kind == "missing":
+        path, expected = str(tmp_path / "nope"), "is not a folder"
+    elif kind == "file":
+        (tmp_path / "plain.py").write_text("x = 1\n")
+        path, expected = str(tmp_path / "plain.py"), "is not a folder"
+    elif kind == "no_init":
+        (tmp_path / "pkg").mkdir()
+        path, expected = str(tmp_path / "pkg"), "has no __init__.py"
+    else:
+        (tmp_path / "my-problems").mkdir()
+        (tmp_path / "my-problems" / "__init__.py").write_text("")
+        path, expected = str(tmp_path / "my-problems"), "valid Python package name"
+    with pytest.raises(usr_dir.UsrDirError, match=expected) as info:
+        usr_dir.import_usr_dir(path)
+    assert isinstance(info.value, errors.UserError)
+    assert "\n" not in str(info.value)
+    assert path in str(info.value)
+
+
+def test_clashing_module_name_is_refused(tmp_path, cleanup):
+    folder, name = make_usr_dir(tmp_path / "a", {"__init__.py": ""})
+    usr_dir.import_usr_dir(folder)
+    other, _ = make_usr_dir(tmp_path / "b", {"__init__.py": ""}, name=name)
+    with pytest.raises(usr_dir.UsrDirError, match="already imported"):
+        usr_dir.import_usr_dir(other)
+
+
+def test_syntax_error_in_user_code_keeps_its_identity(tmp_path, cleanup):
+    folder, _ = make_usr_dir(tmp_path, {
+        "__init__.py": "from . import broken_problem\n",
+        "broken_problem.py": "def oops(:\n    pass\n"})
+    path_before = list(sys.path)
+    with pytest.raises(SyntaxError) as info:
+        usr_dir.import_usr_dir(folder)
+    assert not isinstance(info.value, errors.UserError)
+    assert info.value.filename.endswith("broken_problem.py")
+    assert info.value.lineno == 1
+    assert sys.path == path_before
+
+
+def test_import_error_inside_user_code_propagates(tmp_path, cleanup):
+    folder, _ = make_usr_dir(tmp_path, {
+        "__init__.py": "import t2t_no_such_dependency_xyz\n"})
+    with pytest.raises(ModuleNotFoundError) as info:
+        usr_dir.import_usr_dir(folder)
+    assert info.value.name == "t2t_no_such_dependency_xyz"
+
+
+def test_exception_raised_by_user_code_propagates_unchanged(tmp_path, cleanup):
+    folder, _ = make_usr_dir(tmp_path, {
+        "__init__.py": "from . import bad\n",
+        "bad.py": "raise RuntimeError('boom from user code')\n"})
+    with pytest.raises(RuntimeError, match="boom from user code") as info:
+        usr_dir.import_usr_dir(folder)
+    frames = [entry.path for entry in info.traceback]
+    assert any(str(path).endswith("bad.py") for path in frames)
+
+
+def test_duplicate_registration_names_the_first_registrant(tmp_path, cleanup):
+    fn = "usr_hparams_%d" % next(_COUNTER)
+    first, first_name = make_usr_dir(tmp_path / "a", {
+        "__init__.py": "from . import h\n", "h.py": _HPARAMS_MODULE.format(fn=fn)})
+    second, _ = make_usr_dir(tmp_path / "b", {
+        "__init__.py": "from . import h\n", "h.py": _HPARAMS_MODULE.format(fn=fn)})
+    usr_dir.import_usr_dir(first)
+    with pytest.raises(registry.DuplicateNameError, match="already registered") as info:
+        usr_dir.import_usr_dir(second)
+    assert fn in str(info.value)
+    assert first_name + ".h" in str(info.value)

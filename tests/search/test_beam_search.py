@@ -1,0 +1,372 @@
+"""Beam search against exhaustive search over a tiny table "language model"; sampling."""
+import itertools
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from t2t.search import beam_search
+from t2t.search import sampling
+
+EOS = 1
+NEG = -1e9  # A logit that makes a token impossible.
+
+
+def _log_softmax(x):
+    x = x - x.max(-1, keepdims=True)
+    return x - np.log(np.exp(x).sum(-1, keepdims=True))
+
+
+def _random_tables(seed, batch, length, vocab):
+    """Logits [batch, step, previous token, vocab]: a position-dependent bigram model."""
+    return np.random.RandomState(seed).randn(batch, length, vocab, vocab).astype(np.float32)
+
+
+def _table_fn(tables, beam_size):
+    """symbols_to_logits_fn(ids [batch * beam, i + 1]) looking logits up in `tables`."""
+    tables_t = tf.constant(tables)
+
+    def fn(ids):
+        rows = tf.shape(ids)[0]
+        batch_index = tf.range(rows) // beam_size
+        step = tf.fill([rows], tf.shape(ids)[1] - 1)
+        return tf.gather_nd(tables_t, tf.stack([batch_index, step, ids[:, -1]], axis=1))
+    return fn
+
+
+def _brute_force(table, length, alpha):
+    """Every EOS-terminated sequence of <= length tokens, best T2T score first.
+
+    Returns a list of (tokens, score) with score = log p / ((5 + n) / 6) ** alpha.
+    """
+    vocab = table.shape[-1]
+    log_probs = _log_softmax(table.astype(np.float64))
+    results = []
+    for n in range(1, length + 1):
+        for prefix in itertools.product([t for t in range(vocab) if t != EOS], repeat=n - 1):
+            tokens = list(prefix) + [EOS]
+            previous, total = 0, 0.0
+            for step, token in enumerate(tokens):
+                total += log_probs[step, previous, token]
+                previous = token
+            results.append((tokens, total / ((5.0 + n) / 6.0) ** alpha))
+    return sorted(results, key=lambda r: -r[1])
+
+
+def _run(build):
+    with tf.Graph().as_default():
+        outputs = build()
+        with tf.compat.v1.Session() as sess:
+            return sess.run(outputs)
+
+
+def _beam(tables, beam_size, length, alpha, **kwargs):
+    batch, _, vocab, _ = tables.shape
+    return _run(lambda: beam_search.beam_search(
+        _table_fn(tables, beam_size), tf.zeros([batch], tf.int32), beam_size, length, vocab,
+        alpha, eos_id=EOS, **kwargs)[:2])
+
+
+def _strip(sequence):
+    """[0, t1, ..., EOS, 0, 0] -> [t1, ..., EOS]."""
+    tokens = list(sequence[1:])
+    return tokens[:tokens.index(EOS) + 1] if EOS in tokens else tokens
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.6, 2.0])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_wide_beam_returns_exhaustive_ranking(seed, alpha):
+    # vocab 4, length 3: 27 alive prefixes at most and 36 candidates per step, so beam 27
+    # explores everything and the finished beams are the exact T2T-score ranking.
+    tables = _random_tables(seed, batch=2, length=3, vocab=4)
+    ids, scores = _beam(tables, beam_size=27, length=3, alpha=alpha, stop_early=False)
+    assert ids.shape == (2, 27, 4)
+    for b in range(2):
+        expected = _brute_force(tables[b], 3, alpha)
+        assert len(expected) == 13
+        for k, (tokens, score) in enumerate(expected):
+            assert _strip(ids[b, k]) == tokens
+            assert ids[b, k, 0] == 0
+            assert scores[b, k] == pytest.approx(score, rel=1e-4, abs=1e-5)
+        # Slots no sequence filled keep the "-infinity" score.
+        np.testing.assert_allclose(scores[b, 13:], -beam_search.INF)
+
+
+@pytest.mark.parametrize("seed", [2, 3, 4])
+def test_stop_early_keeps_the_best_beam(seed):
+    tables = _random_tables(seed, batch=2, length=3, vocab=4)
+    early_ids, early_scores = _beam(tables, 27, 3, alpha=0.6, stop_early=True)
+    full_ids, full_scores = _beam(tables, 27, 3, alpha=0.6, stop_early=False)
+    for b in range(2):
+        best_tokens, best_score = _brute_force(tables[b], 3, 0.6)[0]
+        assert _strip(early_ids[b, 0]) == _strip(full_ids[b, 0]) == best_tokens
+        assert early_scores[b, 0] == pytest.approx(full_scores[b, 0], rel=1e-6)
+        assert early_scores[b, 0] == pytest.approx(best_score, rel=1e-4)
+
+
+def test_narrow_beam_beats_greedy():
+    # Greedy takes 2 (0.5), 0 (0.5), EOS (0.8): p 0.2. Beam 2 also keeps token 0 (0.4),
+    # whose EOS continuation (0.9) gives 0.36, the best sequence.
+    probs = np.full([1, 3, 3, 3], 1e-9, np.float32)
+    probs[0, 0, 0] = [0.4, 0.1, 0.5]           # step 0 after GO
+    probs[0, 1, 0] = [0.05, 0.9, 0.05]         # step 1 after 0
+    probs[0, 1, 2] = [0.5, 0.1, 0.4]           # step 1 after 2
+    probs[0, 2, :] = [0.1, 0.8, 0.1]           # step 2: mostly EOS
+    tables = np.log(probs)
+    ids, scores = _beam(tables, beam_size=2, length=3, alpha=0.0)
+    assert _strip(ids[0, 0]) == [0, EOS]
+    assert np.exp(scores[0, 0]) == pytest.approx(0.36, rel=1e-5)
+    greedy_ids, _, _ = _run(lambda: sampling.greedy_decode(
+        _table_fn(tables, 1), tf.zeros([1], tf.int32), 3))
+    assert _strip(greedy_ids[0]) != [0, EOS]
+
+
+def test_alpha_changes_the_ranking_as_the_formula_says():
+    probs = np.full([1, 2, 3, 3], 1e-9, np.float32)
+    probs[0, 0, 0] = [0.05, 0.45, 0.5]   # [EOS] has p 0.45; [2, ...] starts with 0.5.
+    probs[0, 1, 2] = [0.01, 0.85, 0.14]  # [2, EOS] has p 0.425.
+    tables = np.log(probs)
+    ids, scores = _beam(tables, beam_size=2, length=2, alpha=0.0, stop_early=False)
+    assert [_strip(s) for s in ids[0]] == [[EOS], [2, EOS]]
+    np.testing.assert_allclose(scores[0], np.log([0.45, 0.425]), rtol=1e-5)
+    ids, scores = _beam(tables, beam_size=2, length=2, alpha=3.5, stop_early=False)
+    assert [_strip(s) for s in ids[0]] == [[2, EOS], [EOS]]
+    np.testing.assert_allclose(
+        scores[0], [np.log(0.425) / (7 / 6) ** 3.5, np.log(0.45) / (6 / 6) ** 3.5], rtol=1e-5)
+
+
+def _greedy_friendly_tables(seed, batch, length, vocab, eos_step):
+    """EOS impossible except at `eos_step`, where it is the clear favourite.
+
+    Beam 1 keeps an EOS runner-up as a finished hypothesis (greedy would drop it), so beam 1
+    equals greedy exactly when EOS is never a runner-up.
+    """
+    tables = _random_tables(seed, batch, length, vocab)
+    tables[:, :, :, EOS] = NEG
+    if eos_step is not None:
+        tables[:, eos_step, :, EOS] = 20.0
+    return tables
+
+
+@pytest.mark.parametrize("eos_step", [None, 2])
+def test_beam_one_equals_greedy(eos_step):
+    tables = _greedy_friendly_tables(5, batch=3, length=4, vocab=5, eos_step=eos_step)
+    beam_ids, beam_scores = _beam(tables, beam_size=1, length=4, alpha=0.0)
+    greedy_ids, greedy_scores, _ = _run(lambda: sampling.greedy_decode(
+        _table_fn(tables, 1), tf.zeros([3], tf.int32), 4))
+    np.testing.assert_array_equal(beam_ids[:, 0, :], greedy_ids)
+    np.testing.assert_allclose(beam_scores[:, 0], greedy_scores, rtol=1e-5)
+    # And greedy is the argmax path.
+    log_probs = _log_softmax(tables.astype(np.float64))
+    for b in range(3):
+        previous, total, path = 0, 0.0, []
+        for step in range(4):
+            token = int(np.argmax(tables[b, step, previous]))
+            total += log_probs[b, step, previous, token]
+            path.append(token)
+            previous = token
+            if token == EOS:
+                break
+        assert _strip(greedy_ids[b]) == path
+        assert greedy_scores[b] == pytest.approx(total, rel=1e-5)
+
+
+def _history_state_fn(tables, beam_size):
+    """A states fn whose logits come from the state, asserting the state matches the ids."""
+    tables_t = tf.constant(tables)
+
+    def fn(ids, i, states):
+        history = states["history"]  # [batch * beam, i, 1]: the ids seen so far
+        check = tf.debugging.assert_equal(history[:, :, 0], ids[:, :-1],
+                                          message="state not reordered with its beam")
+        with tf.control_dependencies([check]):
+            history = tf.concat([history, ids[:, -1:, None]], axis=1)
+        rows = tf.shape(ids)[0]
+        batch_index = tf.range(rows) // beam_size
+        previous = history[:, -1, 0]  # From the state, not from ids.
+        logits = tf.gather_nd(tables_t, tf.stack([batch_index, tf.fill([rows], i), previous], 1))
+        token_sum = states["nested"]["token_sum"] + tf.cast(ids[:, -1, None], tf.float32)
+        return logits, {"history": history, "nested": {"token_sum": token_sum}}
+    return fn
+
+
+def _beam_with_states(tables, beam_size, length, alpha, **kwargs):
+    batch, _, vocab, _ = tables.shape
+
+    def build():
+        states = {"history": tf.zeros([batch, 0, 1], tf.int32),
+                  "nested": {"token_sum": tf.zeros([batch, 1])}}
+        return beam_search.beam_search(
+            _history_state_fn(tables, beam_size), tf.zeros([batch], tf.int32), beam_size,
+            length, vocab, alpha, states=states, eos_id=EOS, **kwargs)
+    return _run(build)
+
+
+def test_states_are_reordered_with_the_beams():
+    tables = _random_tables(6, batch=2, length=3, vocab=4)
+    ids, scores, _ = _beam_with_states(tables, 27, 3, alpha=0.6, stop_early=False)
+    plain_ids, plain_scores = _beam(tables, 27, 3, alpha=0.6, stop_early=False)
+    np.testing.assert_array_equal(ids, plain_ids)
+    np.testing.assert_allclose(scores, plain_scores, rtol=1e-6)
+
+    # Without EOS every beam stays alive: the returned states belong to the returned beams.
+    tables[:, :, :, EOS] = NEG
+    ids, _, states = _beam_with_states(tables, 3, 3, alpha=0.0)
+    assert ids.shape == (2, 3, 4)
+    np.testing.assert_array_equal(states["history"][..., 0], ids[:, :, :3])
+    np.testing.assert_allclose(states["nested"]["token_sum"][..., 0], ids[:, :, :3].sum(-1))
+    # Three different beams per batch item, best first.
+    assert len({tuple(s) for s in ids[0]}) == 3
+    assert all(np.all(np.diff(row) <= 0) for row in _beam(tables, 3, 3, 0.0)[1])
+
+
+def test_no_eos_returns_alive_beams_with_length_normalised_scores():
+    tables = _random_tables(7, batch=1, length=3, vocab=4)
+    tables[:, :, :, EOS] = NEG
+    ids, scores = _beam(tables, beam_size=2, length=3, alpha=1.0)
+    log_probs = _log_softmax(tables[0].astype(np.float64))
+    for k in range(2):
+        tokens = ids[0, k, 1:]
+        total = sum(log_probs[s, p, t] for s, (p, t) in enumerate(zip([0] + list(tokens), tokens)))
+        assert scores[0, k] == pytest.approx(total / (8.0 / 6.0), rel=1e-5)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.6])
+def test_fixed_length_mode_matches_dynamic(alpha):
+    tables = _random_tables(8, batch=2, length=3, vocab=4)
+
+    def fixed_fn(ids, i):
+        # ids is the whole [batch * beam, 4] buffer; the last real id is at position i.
+        rows = tf.shape(ids)[0]
+        batch_index = tf.range(rows) // 27
+        return tf.gather_nd(tf.constant(tables),
+                            tf.stack([batch_index, tf.fill([rows], i), ids[:, i]], 1))
+
+    fixed_ids, fixed_scores, _ = _run(lambda: beam_search.beam_search(
+        fixed_fn, tf.zeros([2], tf.int32), 27, 3, 4, alpha, use_tpu=True, stop_early=False))
+    ids, scores = _beam(tables, 27, 3, alpha, stop_early=False)
+    np.testing.assert_array_equal(fixed_ids, ids)
+    np.testing.assert_allclose(fixed_scores, scores, rtol=1e-6)
+
+
+def test_static_shapes_and_helpers():
+    with tf.Graph().as_default():
+        def fn(ids):
+            return tf.random.uniform([tf.shape(ids)[0], 4])
+        ids, scores, states = beam_search.beam_search(fn, tf.constant([0, 0]), 3, 5, 4, 0.0)
+        assert ids.shape.as_list()[1:] == [3, None]
+        assert scores.shape.as_list()[1:] == [3]
+        assert states == {}
+        sequences = tf.constant([[[2, 3], [4, 5], [6, 7], [19, 20]],
+                                 [[8, 9], [10, 11], [12, 13], [80, 17]]])
+        raw = tf.constant([[-0.1, -2.5, 0.0, -1.5], [-100.0, -5.0, -0.00789, -1.34]])
+        flags = tf.constant([[True, False, False, True], [False, False, False, True]])
+        topk = beam_search.compute_topk_scores_and_seq(sequences, raw, raw, flags, 3, 2)
+        batch_indices = beam_search.compute_batch_indices(2, 3)
+        state = tf.zeros([2, 5, 7, 3])
+        merged = beam_search._merge_beam_dim(state)
+        with tf.compat.v1.Session() as sess:
+            topk_seq, topk_scores, topk_flags = sess.run(list(topk[:3]))
+            assert sess.run(batch_indices).tolist() == [[0, 0, 0], [1, 1, 1]]
+            assert sess.run(tf.shape(merged)).tolist() == [10, 7, 3]
+            assert sess.run(tf.shape(beam_search._unmerge_beam_dim(merged, 2, 5))).tolist() == [
+                2, 5, 7, 3]
+            assert sess.run(tf.shape(
+                beam_search._expand_to_beam_size(tf.zeros([2, 7]), 4))).tolist() == [2, 4, 7]
+    assert topk_seq.tolist() == [[[6, 7], [2, 3], [19, 20]], [[12, 13], [80, 17], [10, 11]]]
+    np.testing.assert_allclose(topk_scores, [[0.0, -0.1, -1.5], [-0.00789, -1.34, -5.0]])
+    assert topk_flags.tolist() == [[False, True, True], [False, True, False]]
+    assert beam_search.get_state_shape_invariants(tf.zeros([2, 4, 8, 16])).as_list() == [
+        2, None, None, 16]
+
+
+# ----------------------------------------------------------------------------
+# Sampling.
+# ----------------------------------------------------------------------------
+def _sample(tables, rows, length, seed, temperature=1.0, top_k=-1):
+    return _run(lambda: sampling.sample_decode(
+        _table_fn(tables, rows), tf.zeros([rows], tf.int32), length, temperature=temperature,
+        top_k=top_k, seed=seed)[0])
+
+
+def test_top_k_sampling_never_leaves_the_k_best():
+    # One "batch item" repeated over 300 rows (beam_size = 300 makes the fn use table 0).
+    tables = _random_tables(9, batch=1, length=3, vocab=8)
+    tables[:, :, :, EOS] = NEG
+    ids = _sample(tables, 300, 3, seed=11, temperature=3.0, top_k=2)
+    unrestricted = _sample(tables, 300, 3, seed=11, temperature=3.0)
+    seen_outside = False
+    for sequences, must_hold in ((ids, True), (unrestricted, False)):
+        for row in sequences:
+            for step in range(3):
+                top2 = set(np.argsort(-tables[0, step, row[step]])[:2].tolist())
+                inside = row[step + 1] in top2
+                if must_hold:
+                    assert inside, (row, step)
+                elif not inside:
+                    seen_outside = True
+    assert seen_outside  # The check above can fail: without top_k other tokens appear.
+
+
+def test_sampling_is_deterministic_with_a_seed():
+    tables = _random_tables(10, batch=1, length=4, vocab=6)
+    first = _sample(tables, 64, 4, seed=123)
+    second = _sample(tables, 64, 4, seed=123)
+    other = _sample(tables, 64, 4, seed=124)
+    np.testing.assert_array_equal(first, second)
+    assert not np.array_equal(first, other)
+
+
+def test_sample_decode_scores_states_and_padding_after_eos():
+    tables = _greedy_friendly_tables(11, batch=1, length=5, vocab=5, eos_step=1)
+    tables[0, 0, 0, EOS] = 30.0  # EOS right away (p > 1 - 1e-12) for every row.
+
+    def fn(ids, i, states):
+        logits = tf.gather(tf.constant(tables)[0, i], ids[:, -1])
+        history = tf.concat([states["history"], ids[:, -1:]], axis=1)  # [batch, i + 1]
+        return logits, {"history": history}
+
+    ids, scores, states = _run(lambda: sampling.sample_decode(
+        fn, tf.zeros([4], tf.int32), 5, temperature=1.0, seed=3,
+        states={"history": tf.zeros([4, 0], tf.int32)}))
+    assert ids.shape == (4, 2)  # Stopped once every row had emitted EOS.
+    np.testing.assert_array_equal(ids[:, 1], [EOS] * 4)
+    np.testing.assert_array_equal(states["history"], ids[:, :1])
+    log_probs = _log_softmax(tables[0].astype(np.float64))
+    np.testing.assert_allclose(scores, [log_probs[0, 0, EOS]] * 4, atol=1e-6)
+
+    # Rows that finish early are padded with 0 while the others go on.
+    tables = _greedy_friendly_tables(12, batch=1, length=4, vocab=5, eos_step=None)
+    tables[0, 0, 0, :] = NEG
+    tables[0, 0, 0, [2, 3]] = 0.0                 # Step 0: 2 or 3.
+    tables[0, 1, 2, EOS] = 50.0                   # After 2: EOS.
+    ids = _sample(tables, 64, 4, seed=5)
+    for row in ids:
+        if row[1] == 2:
+            assert row[2:].tolist() == [EOS, 0, 0]
+        else:
+            assert row[1] == 3 and EOS not in row[2:].tolist()
+    assert ids.shape == (64, 5)
+
+
+def test_sample_with_temperature():
+    with tf.Graph().as_default():
+        logits = tf.constant([[0.0, 5.0, 1.0], [3.0, 0.0, 2.0]])
+        greedy = sampling.sample_with_temperature(logits, 0.0)
+        top1 = sampling.sample_with_temperature(logits, 10.0, sampling_keep_top_k=1, seed=4)
+        with tf.compat.v1.Session() as sess:
+            assert sess.run(greedy).tolist() == [1, 0]
+            assert sess.run(top1).tolist() == [1, 0]
+        with pytest.raises(ValueError, match="sampling_keep_top_k"):
+            sampling.sample_with_temperature(logits, 1.0, sampling_keep_top_k=0)
+        with pytest.raises(ValueError, match="temperature"):
+            sampling.sample_with_temperature(logits, -1.0)
+
+
+def test_decode_length_may_be_a_tensor():
+    tables = _random_tables(13, batch=2, length=3, vocab=4)
+    ids, scores = _beam(tables, 3, 3, 0.6)
+    tensor_ids, tensor_scores, _ = _run(lambda: beam_search.beam_search(
+        _table_fn(tables, 3), tf.zeros([2], tf.int32), 3, tf.constant(3), 4, 0.6))
+    np.testing.assert_array_equal(tensor_ids, ids)
+    np.testing.assert_allclose(tensor_scores, scores, rtol=1e-6)

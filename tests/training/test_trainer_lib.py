@@ -1,0 +1,296 @@
+"""trainer_lib: hparams (and their resume), run configs, experiments, hooks, early stopping.
+
+The training tests use a tiny transformer (d=16, 1 layer) on the 1,000-example
+`algorithmic_reverse_binary40_test` problem, generated once for the module.
+"""
+import json
+import os
+
+import pytest
+import tensorflow as tf
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from t2t.core import errors, registry
+from t2t.datagen import datagen
+from t2t.training import experiment, run_config, trainer_lib
+
+PROBLEM = "algorithmic_reverse_binary40_test"
+MODEL = "transformer"
+HPARAMS_SET = "transformer_tiny"
+TINY = "hidden_size=16,filter_size=32,num_hidden_layers=1,num_heads=2,batch_size=128"
+METRIC_PREFIX = "metrics-%s/targets/" % PROBLEM
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("data"))
+    datagen.generate_problems([PROBLEM], path, str(tmp_path_factory.mktemp("tmp")),
+                              random_seed=1, num_concurrent_processes=1)
+    return path
+
+
+def tiny_hparams(data_dir, overrides=TINY):
+    return trainer_lib.create_hparams(HPARAMS_SET, overrides, data_dir=data_dir,
+                                      problem_name=PROBLEM)
+
+
+def make_experiment(model_dir, data_dir, train_steps, schedule="train", checkpoint_steps=3,
+                    **kwargs):
+    config = trainer_lib.create_run_config(
+        MODEL, model_dir=model_dir, save_checkpoints_steps=checkpoint_steps,
+        keep_checkpoint_max=kwargs.pop("keep_checkpoint_max", 5), random_seed=3,
+        log_step_count_steps=2, use_tpu_estimator=kwargs.get("use_tpu_estimator", False),
+        inter_op_parallelism_threads=2)
+    return trainer_lib.create_experiment(
+        config, tiny_hparams(data_dir), MODEL, PROBLEM, data_dir, train_steps=train_steps,
+        eval_steps=2, min_eval_frequency=checkpoint_steps, schedule=schedule, **kwargs)
+
+
+def log_hook(exp):
+    return next(h for h in exp.train_spec.hooks if isinstance(h, experiment.TrainingLogHook))
+
+
+# ----------------------------------------------------------------------------- hparams
+def test_create_hparams_applies_overrides_data_dir_and_problem(tmp_path):
+    hparams = trainer_lib.create_hparams(HPARAMS_SET, "num_hidden_layers=1,dropout=0.3",
+                                         data_dir=str(tmp_path), problem_name=PROBLEM)
+    assert hparams.num_hidden_layers == 1
+    assert hparams.dropout == 0.3
+    assert hparams.hidden_size == registry.hparams(HPARAMS_SET).hidden_size
+    assert hparams.data_dir == str(tmp_path)
+    assert hparams.problem.name == PROBLEM
+    assert hparams.problem_hparams.vocab_size["targets"] == 4
+
+
+def test_create_hparams_user_errors_are_one_line():
+    with pytest.raises(registry.UnknownNameError, match="transformer_tiny"):
+        trainer_lib.create_hparams("transformer_tinny")
+    with pytest.raises(errors.UserError) as bad_value:
+        trainer_lib.create_hparams(HPARAMS_SET, "num_hidden_layers=two")
+    assert "num_hidden_layers" in str(bad_value.value) and "\n" not in str(bad_value.value)
+    with pytest.raises(errors.UserError, match="hidden_size"):
+        trainer_lib.create_hparams(HPARAMS_SET, "hiden_size=3")
+    with pytest.raises(errors.UserError, match="--hparams_set is required"):
+        trainer_lib.create_hparams("")
+
+
+def test_resume_restores_saved_hparams_and_names_conflicts(tmp_path):
+    first = trainer_lib.create_hparams(HPARAMS_SET, "num_hidden_layers=1,hidden_size=32")
+    first.add_hparam("train_steps", 100)  # a run setting: saved, never restored
+    trainer_lib.save_metadata(str(tmp_path), first)
+    path = str(tmp_path / "hparams.json")
+
+    resumed = trainer_lib.create_hparams(HPARAMS_SET, hparams_path=path)
+    assert (resumed.num_hidden_layers, resumed.hidden_size) == (1, 32)
+    assert "train_steps" not in resumed
+
+    same = trainer_lib.create_hparams(HPARAMS_SET, "hidden_size=32", hparams_path=path,
+                                      strict_resume=True)
+    assert same.values() == resumed.values()
+
+    # Without strict_resume (T2T's behaviour, used for decoding) overrides win.
+    changed = trainer_lib.create_hparams(HPARAMS_SET, "hidden_size=64", hparams_path=path)
+    assert (changed.num_hidden_layers, changed.hidden_size) == (1, 64)
+
+    with pytest.raises(errors.UserError) as conflict:
+        trainer_lib.create_hparams(
+            HPARAMS_SET, "hidden_size=64,num_hidden_layers=2,dropout=%s" % first.dropout,
+            hparams_path=path, strict_resume=True)
+    message = str(conflict.value)
+    assert "hidden_size 32 -> 64" in message
+    assert "num_hidden_layers 1 -> 2" in message
+    assert "dropout" not in message  # the saved value: no conflict
+    assert path in message and "\n" not in message
+
+
+def test_create_hparams_from_json_skips_function_dicts(tmp_path):
+    path = tmp_path / "hparams.json"
+    path.write_text(json.dumps({"hidden_size": 8, "bottom": {"inputs": "<function f>"},
+                                "model_dir": "/x"}))
+    hparams = trainer_lib.create_hparams_from_json(str(path), registry.hparams(HPARAMS_SET))
+    assert hparams.hidden_size == 8
+    assert hparams.bottom == {}
+    assert "model_dir" not in hparams
+    path.write_text("{not json")
+    with pytest.raises(errors.UserError, match="not valid JSON"):
+        trainer_lib.create_hparams_from_json(str(path), registry.hparams(HPARAMS_SET))
+
+
+def test_hparams_differences():
+    assert trainer_lib.hparams_differences({"a": 1, "b": "x", "c": [1]},
+                                           {"a": 2, "b": "y", "c": [1], "d": 0}) == [
+        "a 1 -> 2", 'b "x" -> "y"']
+
+
+def test_save_metadata_writes_complete_files_only(tmp_path):
+    hparams = trainer_lib.create_hparams(HPARAMS_SET, "hidden_size=24")
+    trainer_lib.save_metadata(str(tmp_path), hparams, flags_text="--model=transformer\n",
+                              t2t_flags_text="--model=transformer\n")
+    assert sorted(os.listdir(tmp_path)) == ["flags.txt", "flags_t2t.txt", "hparams.json"]
+    saved = json.loads((tmp_path / "hparams.json").read_text())
+    assert saved["hidden_size"] == 24 and saved["num_heads"] == hparams.num_heads
+    assert trainer_lib.read_saved_flags(str(tmp_path)) == {"model": "transformer"}
+
+
+def test_check_resume_flags(tmp_path):
+    (tmp_path / "flags.txt").write_text("--model=transformer\n--problem=p\n--hparams=\n")
+    trainer_lib.check_resume_flags(str(tmp_path), model="transformer", problem="p")
+    with pytest.raises(errors.UserError, match="--model=transformer, not lstm_seq2seq"):
+        trainer_lib.check_resume_flags(str(tmp_path), model="lstm_seq2seq", problem="p")
+    trainer_lib.check_resume_flags(str(tmp_path / "new"), model="lstm_seq2seq")
+
+
+# ----------------------------------------------------------------------------- early stopping
+def test_has_metric_plateaued_examples():
+    plateaued = experiment.has_metric_plateaued
+    assert plateaued([100, 200, 300], [5.0, 4.95, 4.93], num_steps=200, delta=0.1)
+    assert not plateaued([100, 200, 300], [5.0, 4.95, 4.8], num_steps=200, delta=0.1)
+    assert not plateaued([100, 200], [5.0, 5.0], num_steps=200)  # not enough history
+    assert not plateaued([100], [5.0], num_steps=1)
+    assert plateaued([10, 20, 30], [0.5, 0.52, 0.55], num_steps=20, delta=0.1, decrease=False)
+    assert not plateaued([10, 20, 30], [0.5, 0.52, 0.65], num_steps=20, delta=0.1,
+                         decrease=False)
+    with pytest.raises(ValueError):
+        plateaued([1, 2], [1.0, 2.0], num_steps=0)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(0.11, 5.0), min_size=2, max_size=12), st.integers(1, 50),
+       st.booleans())
+def test_metric_improving_by_more_than_delta_never_plateaus(gains, num_steps, decrease):
+    steps = [100 * (i + 1) for i in range(len(gains) + 1)]
+    values = [0.0]
+    for gain in gains:
+        values.append(values[-1] + (-gain if decrease else gain))
+    assert not experiment.has_metric_plateaued(steps, values, num_steps, delta=0.1,
+                                               decrease=decrease)
+    flat = [values[0]] * len(steps)
+    assert experiment.has_metric_plateaued(steps, flat, num_steps, delta=0.1,
+                                           decrease=decrease)
+
+
+def test_checkpoint_step():
+    assert experiment.checkpoint_step("/run/model.ckpt-1200") == 1200
+    assert experiment.checkpoint_step("/run/model.ckpt") is None
+    assert experiment.checkpoint_step(None) is None
+
+
+# ----------------------------------------------------------------------------- run config
+def test_create_run_config_checkpoints_seed_threads(tmp_path):
+    config = trainer_lib.create_run_config(
+        MODEL, model_dir=str(tmp_path), save_checkpoints_steps=50, keep_checkpoint_max=3,
+        keep_checkpoint_every_n_hours=2, random_seed=7, log_step_count_steps=5,
+        inter_op_parallelism_threads=3, intra_op_parallelism_threads=1)
+    assert config.model_dir == str(tmp_path)
+    assert (config.save_checkpoints_steps, config.save_checkpoints_secs) == (50, None)
+    assert (config.keep_checkpoint_max, config.keep_checkpoint_every_n_hours) == (3, 2)
+    assert (config.tf_random_seed, config.log_step_count_steps) == (7, 5)
+    assert config.session_config.inter_op_parallelism_threads == 3
+    assert config.session_config.intra_op_parallelism_threads == 1
+    assert config.session_config.allow_soft_placement
+    assert config.t2t_device_info == {"num_async_replicas": 1}
+    assert config.train_distribute is None and not config.use_tpu
+
+    by_time = trainer_lib.create_run_config(MODEL, model_dir=str(tmp_path),
+                                            save_checkpoints_secs=30)
+    assert (by_time.save_checkpoints_steps, by_time.save_checkpoints_secs) == (None, 30)
+
+    tpu = trainer_lib.create_run_config(MODEL, model_dir=str(tmp_path), use_tpu_estimator=True,
+                                        iterations_per_loop=4, num_shards=2)
+    assert isinstance(tpu, tf.compat.v1.estimator.tpu.RunConfig)
+    assert (tpu.tpu_config.iterations_per_loop, tpu.tpu_config.num_shards) == (4, 2)
+
+
+def test_create_run_config_user_errors(tmp_path):
+    with pytest.raises(errors.UserError, match="--worker_gpu=64"):
+        trainer_lib.create_run_config(MODEL, model_dir=str(tmp_path), num_gpus=64)
+    with pytest.raises(errors.UserError, match="--gpu_order"):
+        run_config.replica_devices(2, gpu_order="0 1 2")
+    with pytest.raises(errors.UserError, match="keep_checkpoint_max"):
+        trainer_lib.create_run_config(MODEL, model_dir=str(tmp_path), keep_checkpoint_max=-1)
+    with pytest.raises(errors.UserError, match="--schedule='trian'"):
+        trainer_lib.create_experiment(
+            trainer_lib.create_run_config(MODEL, model_dir=str(tmp_path)),
+            trainer_lib.create_hparams(HPARAMS_SET, TINY), MODEL, PROBLEM, str(tmp_path),
+            train_steps=1, eval_steps=1, schedule="trian")
+
+
+def test_tf_config_roles(monkeypatch):
+    cluster = {"chief": ["h:1"], "worker": ["h:2", "h:3"], "ps": ["h:4"]}
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": cluster,
+                                                "task": {"type": "worker", "index": 1}}))
+    assert run_config.is_distributed() and not run_config.is_chief()
+    assert run_config.num_training_tasks() == 3
+    monkeypatch.setenv("TF_CONFIG", "{oops")
+    with pytest.raises(errors.UserError, match="TF_CONFIG is not valid JSON"):
+        run_config.tf_config()
+    monkeypatch.delenv("TF_CONFIG")
+    assert not run_config.is_distributed() and run_config.is_chief()
+
+
+# ----------------------------------------------------------------------------- training
+@pytest.fixture(scope="module")
+def trained(data_dir, tmp_path_factory):
+    """6 steps with checkpoints every 3, then one evaluation."""
+    model_dir = str(tmp_path_factory.mktemp("run"))
+    exp = make_experiment(model_dir, data_dir, train_steps=6)
+    exp.train()
+    metrics = exp.evaluate()
+    return model_dir, exp, metrics
+
+
+def test_train_logs_tokens_and_checkpoints(trained):
+    model_dir, exp, _ = trained
+    summary = log_hook(exp).summary
+    assert (summary["start_step"], summary["steps"], summary["replicas"]) == (0, 6, 1)
+    assert summary["tokens"] > summary["examples"] > 0
+    assert summary["final_loss"] > 0 and summary["tokens_per_sec"] > 0
+    assert tf.train.latest_checkpoint(model_dir).endswith("model.ckpt-6")
+    state = tf.train.get_checkpoint_state(model_dir)
+    assert [experiment.checkpoint_step(p) for p in state.all_model_checkpoint_paths] == [
+        0, 3, 6]
+
+
+def test_evaluate_reports_problem_metrics(trained):
+    model_dir, exp, metrics = trained
+    assert metrics["global_step"] == 6
+    assert metrics["loss"] > 0
+    assert 0.0 <= metrics[METRIC_PREFIX + "accuracy"] <= 1.0
+    steps, values = experiment.read_eval_history(exp.eval_dir(), "loss")
+    assert steps == [6] and values == [pytest.approx(metrics["loss"])]
+    assert exp.eval_dir() == os.path.join(model_dir, "eval")
+    with pytest.raises(errors.UserError, match="choose one of .*loss"):
+        experiment.read_eval_history(exp.eval_dir(), "blue_score")
+
+
+def test_rerun_resumes_from_latest_checkpoint(trained, data_dir):
+    model_dir, _, _ = trained
+    exp = make_experiment(model_dir, data_dir, train_steps=8)
+    exp.train()
+    summary = log_hook(exp).summary
+    assert (summary["start_step"], summary["steps"]) == (6, 2)
+    assert tf.train.latest_checkpoint(model_dir).endswith("model.ckpt-8")
+
+
+def test_early_stopping_ends_training_on_plateau(data_dir, tmp_path):
+    # Any change below 1e9 counts as no improvement: stop once two evaluations are 2 steps
+    # apart (checkpoints and evaluations every 2 steps).
+    exp = make_experiment(str(tmp_path), data_dir, train_steps=1000,
+                          schedule="train_and_evaluate", checkpoint_steps=2,
+                          eval_early_stopping_steps=2, eval_early_stopping_metric="loss",
+                          eval_early_stopping_metric_delta=1e9)
+    metrics = exp.train_and_evaluate()
+    stopper = next(h for h in exp.train_spec.hooks
+                   if isinstance(h, experiment.EarlyStoppingHook))
+    assert stopper.stopped_at_step is not None and stopper.stopped_at_step < 20
+    assert experiment.checkpoint_step(tf.train.latest_checkpoint(str(tmp_path))) < 20
+    assert metrics is not None and "loss" in metrics
+
+
+def test_tpu_estimator_trains_on_cpu(data_dir, tmp_path):
+    exp = make_experiment(str(tmp_path), data_dir, train_steps=3, use_tpu_estimator=True)
+    assert isinstance(exp.estimator, tf.compat.v1.estimator.tpu.TPUEstimator)
+    exp.train()
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-3")
+    assert log_hook(exp).summary["steps"] == 3
