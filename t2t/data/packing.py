@@ -299,3 +299,82 @@ def pack_dataset(dataset: tf.data.Dataset, length: int, keys: Optional[Sequence[
     dataset = dataset.map(lambda window: _pack_window(window, keys, length),
                           num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
     return dataset.unbatch()
+
+
+# ---------------------------------------------------------------------------------------
+# T2T 1.15.7's other packing names (exposed from generator_utils), over pack_dataset.
+INDEX_DTYPE = tf.int32
+
+
+def _pack_with_custom_ops(dataset, keys, length):
+    """T2T's fast path (a C++ op there); here the same first-fit-decreasing `pack_dataset`."""
+    return pack_dataset(dataset, length, keys=keys)
+
+
+def _chop(dataset, key, length):
+    """Split every `key` sequence longer than `length` into pieces of at most `length`."""
+    def pieces(example):
+        tokens = example[key]
+        size = tf.size(tokens)
+        count = tf.maximum((size + length - 1) // length, 1)
+        padded = tf.pad(tokens, [[0, count * length - size]])
+        lengths = tf.minimum(length, size - tf.range(count) * length)
+        rows = tf.RaggedTensor.from_tensor(tf.reshape(padded, [count, length]), lengths=lengths)
+        return tf.data.Dataset.from_tensor_slices({key: rows})
+
+    return dataset.flat_map(pieces).map(lambda example: {key: example[key]})
+
+
+class SequenceDatasetPacker:
+    """T2T's packer object: `SequenceDatasetPacker(packed_length)(dataset, keys=...)`.
+
+    A dataset of dicts comes back packed as `pack_dataset` packs it ({k, k_segmentation,
+    k_position}); a dataset of tuples of 1-D tensors comes back as T2T gave it:
+    {"contents": [packed_length, n], "segment": [...], "position": [...]}.
+
+        packer = SequenceDatasetPacker(packed_length=8)
+        packer(tf.data.Dataset.from_tensor_slices(...), keys=["targets"])
+
+    `window_size` and `cycle_length` (T2T's parallelism knobs) are accepted; the packing
+    is deterministic whatever they are. `spacing` must be 0 (t2t packs segments side by
+    side; segment ids keep them apart). With `chop_long_sequences` (one sequence per
+    example only, as in T2T) a sequence longer than `packed_length` is split into pieces
+    instead of truncated.
+    """
+
+    def __init__(self, packed_length=256, spacing=0, queue_size=10, chop_long_sequences=False):
+        if spacing:
+            raise ValueError("SequenceDatasetPacker: spacing=%r is not supported; use 0 "
+                             "(segment ids already keep packed examples apart)" % (spacing,))
+        self._packed_length = int(packed_length)
+        self._queue_size = queue_size
+        self._chop_long_sequences = chop_long_sequences
+
+    def __call__(self, dataset, window_size=None, cycle_length=None, keys=None,
+                 deterministic=True):
+        del cycle_length, deterministic, window_size  # always deterministic here
+        spec = dataset.element_spec
+        as_tuple = not isinstance(spec, dict)
+        if as_tuple:
+            specs = spec if isinstance(spec, tuple) else (spec,)
+            names = ["sequence_%d" % i for i in range(len(specs))]
+            dataset = dataset.map(lambda *values: dict(zip(names, values)))
+            keys = names
+        keys = list(keys or sorted(dataset.element_spec))
+        if self._chop_long_sequences:
+            if len(keys) != 1:
+                raise ValueError("SequenceDatasetPacker: chop_long_sequences needs exactly one "
+                                 "sequence per example, got %d (%s)" % (len(keys), keys))
+            dataset = _chop(dataset, keys[0], self._packed_length)
+        packed = pack_dataset(dataset, self._packed_length, keys=keys)
+        if not as_tuple:
+            return packed
+
+        def to_contents(example):
+            def stack(suffix):
+                return tf.stack([tf.cast(example[k + suffix], INDEX_DTYPE if suffix else
+                                         example[k].dtype) for k in keys], axis=1)
+            return {"contents": stack(""), "segment": stack("_segmentation"),
+                    "position": stack("_position")}
+
+        return packed.map(to_contents)
