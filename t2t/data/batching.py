@@ -17,6 +17,7 @@ Which strategy batches a dataset (`select_strategy`):
     | batch_size counts examples (all shapes static)         | `ExampleCount`      |
     | packed rows (hparams.pack_dataset or *_segmentation)   | `PackedRows`        |
     | hparams.use_fixed_batch_size                           | `FixedBatchSize`    |
+    | hparams.token_batching == "sorted"                     | `SortedTokenBatches`|
     | otherwise: batch_size counts tokens                    | `LengthBuckets`     |
 
 Each strategy takes the per-example dataset and a `BatchingContext` and returns `Batches`:
@@ -29,10 +30,14 @@ import bisect
 import dataclasses
 from typing import Any, List, Optional
 
+import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from t2t.data import packing
+from t2t.data import windows
+from t2t.data.windows import (  # noqa: F401  (names the strategies share)
+    BUCKET_KEY, HELPER_PREFIX, LENGTH_PREFIX, VALID_KEY, bucket_of, can_measure_in_windows,
+    measure_window, token_batch_plan, window_padding)
 
 # Lengths are compared against this when long examples are kept (T2T's "no limit").
 NO_MAX_LENGTH = 10**9
@@ -241,76 +246,16 @@ def pad_for_tpu(shapes_dict, hparams, max_length):
 # --------------------------------------------------------------------------------------
 # Measuring and filtering examples before batching
 # --------------------------------------------------------------------------------------
-# Values noted per example before batching (each batched as a [batch] vector) so that the
-# sequential stages (filter, group_by_window) only read a feature: a tf.data function runs
-# per element otherwise, and costs more (~20 us) than the rest of batching an example.
-HELPER_PREFIX = "_t2t_"
-_VALID_KEY = HELPER_PREFIX + "valid"
-_BUCKET_KEY = HELPER_PREFIX + "bucket"
-LENGTH_PREFIX = HELPER_PREFIX + "length_"
 # Examples measured together by one vectorised function call.
 _MEASURE_WINDOW = 32
 
 
 def _is_valid(features):
-    return features[_VALID_KEY]
+    return features[VALID_KEY]
 
 
 def _bucket_id(features):
-    return features[_BUCKET_KEY]
-
-
-def _bucket_of(length, boundaries):
-    """Number of edges <= length (int64, elementwise): `bucket_by_sequence_length`'s bucket."""
-    if boundaries and boundaries[-1] < 2**24:
-        # One op (float32 edges: exact for integers below 2**24).
-        bucket = tf.raw_ops.Bucketize(input=length, boundaries=[float(b) for b in boundaries])
-        return tf.cast(bucket, tf.int64)
-    edges = tf.constant(boundaries, tf.int32, shape=[len(boundaries)])
-    return tf.reduce_sum(tf.cast(length[..., tf.newaxis] >= edges, tf.int64), axis=-1)
-
-
-def _can_measure_in_windows(element_spec):
-    """True when only the first dimension varies, and only in int features."""
-    for spec in element_spec.values():
-        if not isinstance(spec, tf.TensorSpec) or spec.shape.rank is None:
-            return False
-        dims = spec.shape.as_list()
-        if None in dims[1:] or (dims and dims[0] is None and
-                                spec.dtype not in (tf.int32, tf.int64)):
-            return False
-    return True
-
-
-def _measure_window(window, element_spec, widths):
-    """Lengths of a window of examples padded with `packing.padding_sentinel`.
-
-    Returns the window (variable features cut to `widths[name]` when given, still padded
-    with the sentinel: `_finish_batch` zeroes it once batches are cut to size), each
-    variable feature's lengths as `_t2t_length_<name>` and the example lengths
-    (`example_length` of each example) as a [window] vector.
-    """
-    features, lengths = {}, []
-    count = tf.shape(next(iter(window.values())))[0]
-    for name, value in window.items():
-        shape = element_spec[name].shape
-        if shape.rank == 0:
-            features[name] = value
-            continue
-        if shape[0] is None:
-            real = tf.not_equal(value, packing.padding_sentinel(value.dtype))
-            real_rows = tf.reduce_any(real, axis=list(range(2, shape.rank + 1)))
-            length = tf.reduce_sum(tf.cast(real_rows, tf.int32), axis=1)
-            if name in widths:
-                value = value[:, :widths[name]]
-            features[LENGTH_PREFIX + name] = length
-        else:
-            length = tf.fill([count], shape[0])
-        features[name] = value
-        lengths.append(length * shape[1] if shape.rank > 2 else length)
-    example_lengths = tf.reduce_max(tf.stack(lengths), axis=0) if lengths else tf.zeros(
-        [count], tf.int32)
-    return features, example_lengths
+    return features[BUCKET_KEY]
 
 
 def _prepare_examples(dataset, min_length, max_length, boundaries=None, widths=None):
@@ -338,21 +283,18 @@ def _prepare_examples(dataset, min_length, max_length, boundaries=None, widths=N
             valid = tf.logical_and(example_lengths >= min_length, example_lengths <= max_length)
             for name, width in widths.items():
                 valid = tf.logical_and(valid, feature_lengths[name] <= width)
-            features[_VALID_KEY] = valid
+            features[VALID_KEY] = valid
         if boundaries is not None:
-            features[_BUCKET_KEY] = _bucket_of(example_lengths, boundaries)
+            features[BUCKET_KEY] = bucket_of(example_lengths, boundaries)
         return features
 
-    if _can_measure_in_windows(spec):
+    if can_measure_in_windows(spec):
         def measure(window):
-            features, example_lengths = _measure_window(window, spec, widths)
+            features, example_lengths = measure_window(window, spec, widths)
             lengths = {name: features[LENGTH_PREFIX + name] for name in widths}
             return note(features, example_lengths, lengths)
 
-        padding = {name: (packing.padding_sentinel(s.dtype) if s.shape.rank and
-                          s.shape[0] is None else tf.zeros([], s.dtype))
-                   for name, s in spec.items()}
-        dataset = dataset.padded_batch(_MEASURE_WINDOW, padding_values=padding)
+        dataset = dataset.padded_batch(_MEASURE_WINDOW, padding_values=window_padding(spec))
         dataset = dataset.map(measure, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
     else:
         def prepare(example):
@@ -425,6 +367,8 @@ class BatchingContext:
       num_shards: data shards (devices); batch sizes are per shard.
       length_multiplier: the problem's `batch_size_multiplier` (scales bucket lengths).
       tpu_batch_size: examples per batch over all shards on TPU (params["batch_size"]).
+      examples_per_epoch: about how many examples one pass over the data holds, when known
+        (strategies that sort windows keep a window within one epoch of repeated data).
     """
     hparams: Any
     is_training: bool
@@ -434,6 +378,7 @@ class BatchingContext:
     num_shards: int = 1
     length_multiplier: int = 1
     tpu_batch_size: Optional[int] = None
+    examples_per_epoch: Optional[int] = None
 
     @property
     def longest(self):
@@ -562,18 +507,66 @@ class LengthBuckets(BatchingStrategy):
     """T2T's bucketing: examples grouped by length bucket, each bucket's batch sized so
     rows x bucket length stays within `hparams.batch_size` tokens (`batching_scheme`).
 
+    The batches are group_by_window's, formed a window of `window_size` examples at a time
+    with vectorised ops (`windows.bucket_batches`), so no function runs per example.
     Example: batch_size 4096, max_length 256 -> 420 rows of length < 8 ... 15 rows of
     length 236-256 per batch.
     """
+
+    def __init__(self, window_size: int = 2048):
+        self.window_size = window_size
 
     def batch(self, dataset, context):
         scheme = hparams_to_batching_scheme(context.hparams, shard_multiplier=context.num_shards,
                                             length_multiplier=context.length_multiplier)
         logging.info("Length buckets %s with batch sizes %s", scheme["boundaries"],
                      scheme["batch_sizes"])
-        dataset = _prepare_examples(dataset, context.min_length, context.longest,
-                                    scheme["boundaries"])
-        dataset = _bucket_by_length(dataset, scheme["batch_sizes"])
+        if can_measure_in_windows(dataset.element_spec):
+            dataset = windows.bucket_batches(
+                dataset, scheme["boundaries"], scheme["batch_sizes"], self.window_size,
+                context.min_length, context.longest)
+        else:  # e.g. float sequences: one function per example, then group_by_window
+            dataset = _prepare_examples(dataset, context.min_length, context.longest,
+                                        scheme["boundaries"])
+            dataset = _bucket_by_length(dataset, scheme["batch_sizes"])
+        return Batches(dataset, batch_multiple=_eval_batch_multiple(context))
+
+
+class SortedTokenBatches(BatchingStrategy):
+    """Token-budget batches cut from length-sorted windows (as fairseq and OpenNMT-tf do);
+    `hparams.token_batching = "sorted"` selects it.
+
+    `window_size` examples are read together, sorted by length and cut into batches of
+    rows x longest <= `hparams.batch_size` tokens (x shards; lengths x the problem's
+    `batch_size_multiplier`), at most `batch_size // min_length_bucket` rows. Sorting by the
+    exact length pads less than T2T's buckets, but each batch then holds examples of one
+    length (the demo's tiny model trained a little worse on them). On repeated training
+    data a window never spans more than one epoch (`context.examples_per_epoch`, at least
+    256 examples): a window over several copies of a small dataset would put copies of one
+    example in one batch. Example: lengths [5, 2, 9, 2, 4] in one window, 8 tokens a batch,
+    max_length 8 -> batches of lengths [2, 2], [4], [5].
+    """
+
+    MIN_WINDOW_SIZE = 256
+
+    def __init__(self, window_size: int = 4096):
+        self.window_size = window_size
+
+    def window_for(self, context):
+        """Examples per window: `window_size`, or one epoch if that is smaller."""
+        if context.examples_per_epoch:
+            return max(self.MIN_WINDOW_SIZE, min(self.window_size, context.examples_per_epoch))
+        return self.window_size
+
+    def batch(self, dataset, context):
+        if not can_measure_in_windows(dataset.element_spec):
+            return LengthBuckets().batch(dataset, context)
+        hparams, shards = context.hparams, context.num_shards
+        max_rows = max(1, hparams.batch_size // max(1, hparams.min_length_bucket)) * shards
+        dataset = windows.sorted_token_batches(
+            dataset, self.window_for(context), context.min_length, context.longest,
+            budget=hparams.batch_size * shards, max_rows=max_rows,
+            multiplier=context.length_multiplier)
         return Batches(dataset, batch_multiple=_eval_batch_multiple(context))
 
 
@@ -588,4 +581,6 @@ def select_strategy(use_tpu: bool, batch_size_means_tokens: bool, packed: bool,
         return PackedRows()
     if hparams.use_fixed_batch_size:
         return FixedBatchSize()
+    if hparams.get("token_batching", "buckets") == "sorted":
+        return SortedTokenBatches()
     return LengthBuckets()

@@ -17,7 +17,7 @@ from typing import Dict
 import tensorflow as tf
 from absl import logging
 
-from t2t.data import batching, packing
+from t2t.data import batching, packing, windows
 from t2t.data.batching import (  # noqa: F401  (T2T's names in data_reader)
     NO_MAX_LENGTH as _NO_MAX_LENGTH, _batching_scheme, _bucket_boundaries, _divisors,
     _highly_composite_numbers, batching_scheme, bucket_boundaries, example_length,
@@ -183,11 +183,11 @@ def _finish_batch(features, batch_size=None, batch_multiple=1, trim=False):
     """
     finished = {}
     for name, value in features.items():
-        if name.startswith(batching.HELPER_PREFIX):
+        if name.startswith(windows.HELPER_PREFIX):
             continue
-        if batching.LENGTH_PREFIX + name in features:
+        if windows.LENGTH_PREFIX + name in features:
             if trim:
-                value = value[:, :tf.reduce_max(features[batching.LENGTH_PREFIX + name])]
+                value = value[:, :tf.reduce_max(features[windows.LENGTH_PREFIX + name])]
             sentinel = packing.padding_sentinel(value.dtype)
             value = tf.where(tf.equal(value, sentinel), tf.zeros_like(value), value)
         finished[name] = value
@@ -289,10 +289,13 @@ def input_fn(dataset, filepattern, skip_random_fraction_when_training,
 
     if (force_repeat or is_training) and not prevent_repeat:
         dataset = dataset.repeat()
+    examples_per_epoch = None
     if is_training and skip_random_fraction_when_training:
         files = _data_files(filepattern)
         if files:
             dataset = skip_random_fraction(dataset, files[0])
+            # Shards hold about the same number of examples: an estimate for one pass.
+            examples_per_epoch = _file_num_records_cached(files[0]) * len(files)
         else:
             logging.warning("No files match %r; not skipping a random fraction", filepattern)
     packed = _is_packed(dataset.element_spec, hparams)
@@ -310,7 +313,8 @@ def input_fn(dataset, filepattern, skip_random_fraction_when_training,
     context = batching.BatchingContext(
         hparams=hparams, is_training=is_training, min_length=hparams.min_length,
         max_length=max_length, drop_long=drop_long, num_shards=num_shards,
-        length_multiplier=batch_size_multiplier, tpu_batch_size=tpu_batch_size)
+        length_multiplier=batch_size_multiplier, tpu_batch_size=tpu_batch_size,
+        examples_per_epoch=examples_per_epoch)
     strategy = batching.select_strategy(use_tpu, batch_size_means_tokens, packed, hparams)
     batches = strategy.batch(dataset, context)
     dataset = batches.dataset

@@ -84,9 +84,14 @@ def test_override_from_dict_and_json_round_trip():
     assert clone.hidden_size == 128
 
 
+T2T_ADDITIONS = ("token_batching",)
+
+
 def test_basic_params1_has_t2t_defaults():
     hp = common_hparams.basic_params1()
-    assert len(hp.values()) == 124
+    # T2T's 124 hparams plus t2t's own (docs/t2t_differences.md).
+    assert len(hp.values()) == 124 + len(T2T_ADDITIONS)
+    assert hp.token_batching == "buckets"
     expected = dict(batch_size=4096, dropout=0.2, clip_grad_norm=2.0, initializer="orthogonal",
                     initializer_gain=1.5, label_smoothing=0.1, optimizer_adam_epsilon=1e-6,
                     optimizer_adam_beta1=0.85, optimizer_adam_beta2=0.997,

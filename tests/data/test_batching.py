@@ -3,8 +3,9 @@ each makes of the same examples."""
 import numpy as np
 import pytest
 import tensorflow as tf
+from hypothesis import given, settings, strategies as st
 
-from t2t.data import batching
+from t2t.data import batching, windows
 from t2t.layers import common_hparams
 
 
@@ -39,25 +40,29 @@ def shapes(batches):
     result = []
     for batch in batches.dataset.as_numpy_iterator():
         rows, width = batch["targets"].shape[:2]
-        lengths = batch.get(batching.LENGTH_PREFIX + "targets")
+        lengths = batch.get(windows.LENGTH_PREFIX + "targets")
         if lengths is not None and batches.trim:
             width = int(lengths.max())
         result.append((rows, width))
     return result
 
 
-@pytest.mark.parametrize("use_tpu,tokens,packed,fixed,expected", [
-    (True, True, False, False, batching.TpuFixedShapes),
-    (True, False, False, False, batching.TpuFixedShapes),
-    (False, False, False, False, batching.ExampleCount),
-    (False, True, True, False, batching.PackedRows),
-    (False, True, True, True, batching.PackedRows),
-    (False, True, False, True, batching.FixedBatchSize),
-    (False, True, False, False, batching.LengthBuckets),
+@pytest.mark.parametrize("use_tpu,tokens,packed,fixed,mode,expected", [
+    (True, True, False, False, "sorted", batching.TpuFixedShapes),
+    (True, False, False, False, "sorted", batching.TpuFixedShapes),
+    (False, False, False, False, "sorted", batching.ExampleCount),
+    (False, True, True, False, "sorted", batching.PackedRows),
+    (False, True, True, True, "sorted", batching.PackedRows),
+    (False, True, False, True, "sorted", batching.FixedBatchSize),
+    (False, True, False, False, "sorted", batching.SortedTokenBatches),
+    (False, True, False, False, "buckets", batching.LengthBuckets),
+    (False, True, False, False, None, batching.LengthBuckets),
 ])
-def test_select_strategy_follows_the_table(use_tpu, tokens, packed, fixed, expected):
-    strategy = batching.select_strategy(use_tpu, tokens, packed,
-                                        hparams(use_fixed_batch_size=fixed))
+def test_select_strategy_follows_the_table(use_tpu, tokens, packed, fixed, mode, expected):
+    hp = hparams(use_fixed_batch_size=fixed)
+    if mode:
+        hp.token_batching = mode
+    strategy = batching.select_strategy(use_tpu, tokens, packed, hp)
     assert type(strategy) is expected
     if use_tpu:
         assert strategy.counts_tokens == tokens
@@ -114,3 +119,44 @@ def test_context_and_batches_are_frozen():
         ctx.num_shards = 4
     assert ctx.longest == ctx.max_length
     assert context(hparams(), training=False).longest == batching.NO_MAX_LENGTH
+
+
+# ------------------------------------------------------------------ sorted token batches
+@settings(max_examples=200, deadline=None)
+@given(lengths=st.lists(st.integers(0, 40), max_size=60), budget=st.integers(1, 64),
+       max_rows=st.integers(1, 12), bounds=st.tuples(st.integers(0, 5), st.integers(5, 40)),
+       multiplier=st.integers(1, 3))
+def test_token_batch_plan_keeps_each_valid_example_once_within_budget(
+        lengths, budget, max_rows, bounds, multiplier):
+    lengths = np.array(lengths, dtype=np.int64)
+    low, high = bounds
+    order, splits = windows.token_batch_plan(lengths, low, high, budget, max_rows, multiplier)
+    valid = [i for i, n in enumerate(lengths) if low <= n <= high]
+    assert sorted(order.tolist()) == valid
+    assert list(lengths[order]) == sorted(lengths[order])
+    assert splits[0] == 0 and splits[-1] == len(order)
+    for start, end in zip(splits[:-1], splits[1:]):
+        rows = end - start
+        assert 1 <= rows <= max_rows
+        longest = int(lengths[order[end - 1]]) * multiplier
+        assert rows == 1 or rows * longest <= budget
+        # greedy: one more row would not have fit
+        if end < len(order) and rows < max_rows:
+            assert (rows + 1) * int(lengths[order[end]]) * multiplier > budget
+
+
+def test_sorted_token_batches_cover_every_example_with_little_padding():
+    rng = np.random.RandomState(0)
+    lengths = np.clip(rng.lognormal(np.log(6), 0.6, 300).astype(int), 1, 40).tolist()
+    hp = hparams(batch_size=64, max_length=30, min_length_bucket=2)
+    strategy = batching.SortedTokenBatches(window_size=128)
+    batches = strategy.batch(examples(lengths), context(hp))
+    got = shapes(batches)
+    kept = [n for n in lengths if n <= 30]
+    assert sum(rows for rows, _ in got) == len(kept)
+    assert all(rows * width <= 64 or rows == 1 for rows, width in got)
+    assert all(rows <= 64 // 2 for rows, _ in got)
+    efficiency = sum(kept) / sum(rows * width for rows, width in got)
+    assert efficiency > 0.9
+    eval_batches = strategy.batch(examples(lengths), context(hp, training=False, num_shards=2))
+    assert eval_batches.batch_multiple == 2
