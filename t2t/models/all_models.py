@@ -12,6 +12,7 @@ MODULES = [
     "t2t.models.basic",
     "t2t.models.lstm",
     "t2t.models.transformer",
+    "t2t.models.transformer_encoder_mlm",
 ]
 
 _logger = logging.getLogger(__name__)

@@ -11,6 +11,7 @@ MODULES = [
     "t2t.problems.algorithmic",
     "t2t.problems.algorithmic_math",
     "t2t.problems.text_problems",
+    "t2t.problems.masked_lm",
     "t2t.problems.translate_ende",
 ]
 
