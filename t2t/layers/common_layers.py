@@ -546,7 +546,11 @@ def convert_gradient_to_tensor(x):
 
     The gradient of a gather is sparse; densifying it once here (as T2T did) avoids
     repeated sparse aggregation when an embedding matrix is read by several gathers.
+    Inside a tf.function `x` is returned as is: a SavedModel cannot carry this custom
+    gradient (its saved form rejects the IndexedSlices a gather produces).
     """
+    if getattr(_v1.get_default_graph(), "outer_graph", None) is not None:
+        return x
     return _identity_with_dense_gradient(x)
 
 

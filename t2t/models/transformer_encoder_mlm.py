@@ -174,7 +174,7 @@ def transformer_encoder_mlm_base():
 
 @registry.register_hparams
 def transformer_encoder_mlm_tiny():
-    """2 layers, d=128, filter 512, 4 heads, warmup 1000 steps."""
+    """2 layers, d=128, filter 512, 4 heads; warmup 1000 steps to a learning rate of 0.0014."""
     hparams = transformer_encoder_mlm_base()
     hparams.hidden_size = 128
     hparams.filter_size = 512
@@ -183,4 +183,5 @@ def transformer_encoder_mlm_tiny():
     hparams.max_length = 128
     hparams.batch_size = 2048
     hparams.learning_rate_warmup_steps = 1000
+    hparams.learning_rate_constant = 0.5
     return hparams
