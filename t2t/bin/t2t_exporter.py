@@ -38,7 +38,9 @@ from t2t.utils import decoding, errors, registry  # noqa: E402
 FLAGS = flags.FLAGS
 
 flags.DEFINE_string("export_dir", None, "Parent folder of the SavedModel (a timestamped "
-                    "subfolder is created); default <checkpoint folder>/export.")
+                    "subfolder is created); default <checkpoint folder>/export. With "
+                    "--export_as_tfhub: the folder of the three SavedModels, default "
+                    "<output_dir>/export/hub.")
 flags.DEFINE_bool("export_as_tfhub", False, "Write TF Hub SavedModels of a text encoder "
                   "(preprocessor, encoder, embedding) to --export_dir, default "
                   "<output_dir>/export/hub (see t2t.hub.export).")
