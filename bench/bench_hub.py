@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import statistics
 import tempfile
 import time
@@ -193,6 +194,7 @@ def main():
         "encoder_max_abs_difference": max_difference,
     }
     session.close()
+    shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(results, indent=2))
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     with open(os.path.join(HERE, "results", "hub.json"), "w") as f:

@@ -52,9 +52,10 @@ def _resolve_checkpoint(checkpoint_path):
 def build_hub_objects(model_name, hparams, checkpoint_path, default_seq_length=128):
     """{"preprocessor", "encoder", "embedding"}: the objects `export_tfhub` saves."""
     checkpoint_path = _resolve_checkpoint(checkpoint_path)
-    preprocessor = preprocessor_lib.Preprocessor(_problem_vocabulary(hparams),
-                                                 default_seq_length)
+    vocabulary = _problem_vocabulary(hparams)
+    preprocessor_lib.special_token_ids(vocabulary)  # fail early on a vocabulary without them
     encoder = encoder_lib.Encoder(model_name, hparams, checkpoint_path)
+    preprocessor = preprocessor_lib.Preprocessor(vocabulary, default_seq_length)
     embedding = encoder_lib.Embedding(preprocessor, encoder)
     return {"preprocessor": preprocessor, "encoder": encoder, "embedding": embedding}
 
