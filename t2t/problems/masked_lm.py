@@ -145,7 +145,15 @@ class MaskedLmProblem(text_problems.Text2TextProblem):
 
     Override `generate_lines(data_dir, tmp_dir, dataset_split)` to yield one sentence
     per string, in text order ("" ends a document). The subword vocabulary is built from
-    the training lines with [CLS], [SEP], [MASK] reserved after PAD and EOS.
+    the training lines with [CLS], [SEP], [MASK] reserved after PAD and EOS. A split's
+    lines are held in memory while its pairs are made (random second segments are drawn
+    from all of them).
+
+        @registry.register_problem
+        class MyMlm(MaskedLmProblem):
+            def generate_lines(self, data_dir, tmp_dir, dataset_split):
+                yield from ["The cat sat.", "It was tired.", "", "Next document."]
+        # one pair per document with two lines or more: ("The cat sat.", "It was tired.")
     """
 
     # -- Subclass interface ----------------------------------------------------
