@@ -16,7 +16,13 @@ setup(
         "sympy",
         "sacrebleu>=2,<3",
     ],
-    extras_require={"test": ["pytest", "hypothesis"]},
+    extras_require={
+        # Loading t2t's TF Hub SavedModels with hub.KerasLayer (t2t-exporter
+        # --export_as_tfhub). tensorflow-hub 0.16 needs tf-keras; an unpinned tf-keras
+        # pulls a newer TensorFlow, so it stays on the 2.15 line.
+        "hub": ["tensorflow-hub==0.16.1", "tf-keras==2.15.1"],
+        "test": ["pytest", "hypothesis", "tensorflow-hub==0.16.1", "tf-keras==2.15.1"],
+    },
     entry_points={
         "console_scripts": [
             "t2t-datagen=t2t.bin.t2t_datagen:console_main",
