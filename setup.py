@@ -15,8 +15,19 @@ setup(
         "requests",
         "sympy",
         "sacrebleu>=2,<3",
+        # t2t.seqio: SentencePiece vocabularies in Python and in tf.data graphs. 0.2.1+ ships
+        # protobuf-5 code that fails beside TF 2.15's protobuf 4.25; tensorflow-text 2.15.0
+        # is the build for TF 2.15.
+        "sentencepiece==0.2.0",
+        "tensorflow-text==2.15.0",
     ],
-    extras_require={"test": ["pytest", "hypothesis"]},
+    extras_require={
+        # t2t.seqio.TfdsDataSource (TensorFlow Datasets). tensorflow-metadata 1.15+ ships
+        # protobuf-5 code, so it is pinned to 1.14.0.
+        "tfds": ["tensorflow-datasets==4.9.4", "tensorflow-metadata==1.14.0"],
+        "test": ["pytest", "hypothesis", "tensorflow-datasets==4.9.4",
+                 "tensorflow-metadata==1.14.0"],
+    },
     entry_points={
         "console_scripts": [
             "t2t-datagen=t2t.bin.t2t_datagen:console_main",
