@@ -1,0 +1,24 @@
+"""Shared helpers of the t2t.seqio tests."""
+import random
+
+WORDS = ("the cat sat on a mat while the dog ran to the park and a bird sang in the tree "
+         "over green hills under blue sky near old towns with small rivers").split()
+
+
+def corpus_lines(count=300, seed=0):
+    """Deterministic sentences of WORDS: "the dog ran to a park", ..."""
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12))) for _ in range(count)]
+
+
+def train_sentencepiece(folder, lines, vocab_size=64):
+    """A SentencePiece unigram model with PAD=0, EOS=1, UNK=2 (T5's layout); its path."""
+    import sentencepiece as spm
+    corpus = folder / "corpus.txt"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    prefix = str(folder / "spm")
+    spm.SentencePieceTrainer.train(
+        input=str(corpus), model_prefix=prefix, vocab_size=vocab_size, model_type="unigram",
+        pad_id=0, eos_id=1, unk_id=2, bos_id=-1, hard_vocab_limit=False,
+        character_coverage=1.0, minloglevel=2)
+    return prefix + ".model"
