@@ -107,12 +107,15 @@ def add_t2t_problem_task(problem: Union[str, Any], data_dir: str, name: Optional
     """
     problem = _as_problem(problem)
     source = t2t_problem_source(problem, data_dir)
-    encoders = problem.get_feature_encoders(data_dir)
+    problem.get_feature_encoders(data_dir)
+    hparams = problem.get_hparams()  # its vocabulary/vocab_size follow _rev and _copy
+    encoders = dict(hparams.vocabulary)
+    sizes = dict(getattr(hparams, "vocab_size", None) or {})
     keys = [k for k in ("inputs", "targets") if k in encoders and k in source.feature_description]
     if "targets" not in keys:
         raise errors.UserError("problem %s has no targets encoder or no stored targets; a "
                                "SeqIO task needs text-like inputs/targets" % problem.name)
-    problem_vocabs = {k: T2TVocabulary(encoders[k]) for k in keys}
+    problem_vocabs = {k: T2TVocabulary(encoders[k], vocab_size=sizes.get(k)) for k in keys}
     steps = [utils.map_over_dataset(functools.partial(_decode_t2t_example, problem))]
     if vocabulary is None:
         vocabs = problem_vocabs

@@ -27,10 +27,18 @@ import t2t.seqio.vocabularies as vocabularies
 from t2t.serving import vocab_ops
 
 
-def _fingerprint(encoder) -> str:
+def _encoder_vocab_size(encoder) -> Optional[int]:
+    """encoder.vocab_size, or None for encoders without one (T2T's plain TextEncoder)."""
+    try:
+        return int(encoder.vocab_size)
+    except NotImplementedError:
+        return None
+
+
+def _fingerprint(encoder, vocab_size) -> str:
     """A digest of what the encoder maps, for equality of vocabularies."""
     kind = vocab_ops.vocabulary_kind(encoder)
-    parts = [type(encoder).__name__, str(encoder.num_reserved_ids), str(encoder.vocab_size)]
+    parts = [type(encoder).__name__, str(encoder.num_reserved_ids), str(vocab_size)]
     if kind == "subword":
         parts += encoder._all_subtoken_strings  # pylint: disable=protected-access
     elif kind == "token":
@@ -50,9 +58,12 @@ class T2TVocabulary(vocabularies.Vocabulary):
       encoder: a `TextEncoder` instance (SubwordTextEncoder, ByteTextEncoder,
         TokenTextEncoder, ...) or the path of a T2T subword vocab file.
       extra_ids: sentinel ids appended after the encoder's ids; they decode to nothing.
+      vocab_size: the number of ids, for encoders that do not know it (T2T's plain
+        `TextEncoder` of integer tokens; a problem's hparams give it).
     """
 
-    def __init__(self, encoder: Union[str, text_encoder.TextEncoder], extra_ids: int = 0):
+    def __init__(self, encoder: Union[str, text_encoder.TextEncoder], extra_ids: int = 0,
+                 vocab_size: Optional[int] = None):
         if isinstance(encoder, (str, bytes)):
             path = encoder.decode() if isinstance(encoder, bytes) else encoder
             if not tf.io.gfile.exists(path):
@@ -60,13 +71,14 @@ class T2TVocabulary(vocabularies.Vocabulary):
                                  "file (e.g. vocab.<problem>.<size>.subwords) or an encoder"
                                  % path)
             encoder = text_encoder.SubwordTextEncoder(path)
-        if not hasattr(encoder, "encode") or not hasattr(encoder, "vocab_size"):
+        if not hasattr(encoder, "encode") or not hasattr(type(encoder), "vocab_size"):
             raise TypeError("T2TVocabulary: expected a t2t TextEncoder or a vocab file path, "
                             "got %r" % (encoder,))
         self._encoder = encoder
         self._num_reserved = encoder.num_reserved_ids or 0
         self._in_graph = vocab_ops.unsupported_reason(encoder) is None
-        self._fingerprint = _fingerprint(encoder)
+        self._vocab_size = vocab_size if vocab_size is not None else _encoder_vocab_size(encoder)
+        self._fingerprint = _fingerprint(encoder, self._vocab_size)
         super().__init__(extra_ids=extra_ids)
 
     @classmethod
@@ -98,7 +110,10 @@ class T2TVocabulary(vocabularies.Vocabulary):
 
     @property
     def _base_vocab_size(self) -> int:
-        return self._encoder.vocab_size
+        if self._vocab_size is None:
+            raise ValueError("T2TVocabulary over %s: the encoder has no vocab_size; pass "
+                             "vocab_size=..." % type(self._encoder).__name__)
+        return self._vocab_size
 
     def _encode(self, s) -> Sequence[int]:
         if isinstance(s, bytes):
@@ -107,7 +122,8 @@ class T2TVocabulary(vocabularies.Vocabulary):
 
     def _text_ids(self, ids):
         """Ids that stand for text: not PAD/EOS/reserved, not extra ids."""
-        low, high = self._num_reserved, self._base_vocab_size
+        low = self._num_reserved
+        high = self._vocab_size if self._vocab_size is not None else float("inf")
         return [int(i) for i in ids if low <= int(i) < high]
 
     def _decode(self, ids) -> str:
@@ -147,7 +163,9 @@ class T2TVocabulary(vocabularies.Vocabulary):
 
             texts = tf.numpy_function(decode_all, [flat], tf.string, stateful=False)
         else:
-            keep = tf.logical_and(flat >= self._num_reserved, flat < self._base_vocab_size)
+            keep = flat >= self._num_reserved
+            if self._vocab_size is not None:
+                keep = tf.logical_and(keep, flat < self._vocab_size)
             text_ids = tf.ragged.boolean_mask(flat, keep)
             # Rows padded with EOS: vocab_ops cuts each row at its first EOS.
             pad = text_encoder.EOS_ID if self._num_reserved > text_encoder.EOS_ID else 0
@@ -164,5 +182,5 @@ class T2TVocabulary(vocabularies.Vocabulary):
         return hash((T2TVocabulary, self._fingerprint, self.extra_ids))
 
     def __str__(self):
-        return "T2TVocabulary(%s, vocab_size=%d, extra_ids=%d)" % (
-            type(self._encoder).__name__, self._encoder.vocab_size, self.extra_ids)
+        return "T2TVocabulary(%s, vocab_size=%s, extra_ids=%d)" % (
+            type(self._encoder).__name__, self._vocab_size, self.extra_ids)

@@ -211,8 +211,10 @@ class LazyTfdsLoader:
             return self._get_builder(split).as_dataset(
                 split=dataset_split, shuffle_files=shuffle_files, read_config=read_config,
                 decoders=self._decoders)
+        # seqio always passes try_gcs=True, which asks GCS over the network and fails when
+        # a data_dir is given for a dataset GCS has; t2t asks only without a data_dir.
         return tfds.load(dataset, split=dataset_split, data_dir=data_dir,
-                         shuffle_files=shuffle_files, download=True, try_gcs=True,
+                         shuffle_files=shuffle_files, download=True, try_gcs=data_dir is None,
                          read_config=read_config, decoders=self._decoders,
                          builder_kwargs=self._builder_kwargs)
 
