@@ -31,6 +31,7 @@ LAYERS = [
     "training",    # run config, experiment, trainer_lib, checkpoint averaging
     "datagen",     # t2t-datagen's library
     "serving",     # SavedModel export, in-graph vocabularies
+    "seqio",       # SeqIO's API: tasks, mixtures, vocabularies, feature converters, T2T bridge
     "hub",         # TF Hub text SavedModels (preprocessor, encoder, embedding)
     "bin",         # the programs and their flags
     "utils",       # T2T's module paths, re-exporting from the packages above
