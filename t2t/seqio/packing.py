@@ -207,39 +207,60 @@ def trim_and_pack_dataset(dataset: tf.data.Dataset, feature_lengths: Mapping[str
         logging.warning("Features not in `features_length` will be removed during packing: %s",
                         additional_keys)
 
-    if use_custom_ops:
-        def trim(x):
-            out = {}
-            for k, cap in zip(keys, capacities):
-                v = tf.cast(x[k][:cap], tf.int32)
-                out[k] = v
-                out[k + _LENGTH_SUFFIX] = tf.size(v)
-            return out
-
-        ds = dataset.map(trim, num_parallel_calls=tf.data.AUTOTUNE)
-        padded_shapes = {k: [None] for k in keys}
-        padded_shapes.update({k + _LENGTH_SUFFIX: [] for k in keys})
-        ds = ds.padded_batch(FIRST_FIT_WINDOW, padded_shapes=padded_shapes)
-
-        def pack_window(window):
-            lengths = tf.stack([window[k + _LENGTH_SUFFIX] for k in keys], axis=1)
-            return tf.numpy_function(
-                lambda lens, *vals: pack_first_fit(lens, vals, capacities),
-                [lengths] + [window[k] for k in keys], [tf.int32] * (3 * len(keys)),
-                stateful=False)
-    else:
-        ds = dataset.map(lambda x: {k: tf.cast(x[k][:cap], tf.int32)
-                                    for k, cap in zip(keys, capacities)},
-                         num_parallel_calls=tf.data.AUTOTUNE)
-        batch_size = max(capacities)
+    # Windows are batched straight from the examples (padded_batch, a native kernel): no
+    # function runs per example, which would cost more than the packing itself. Trimming
+    # and the int32 cast happen per window in NumPy.
+    window = FIRST_FIT_WINDOW
+    batch_size = max(capacities)
+    if not use_custom_ops:
         window = batch_size * max(1, math.ceil(GREEDY_WINDOW / batch_size))
-        ds = ds.padded_batch(window, padded_shapes={k: [None] for k in keys})
+    if additional_keys or not all(isinstance(element_spec[k], tf.TensorSpec) for k in keys):
+        def select(x):
+            return {k: x[k].to_tensor() if isinstance(x[k], tf.RaggedTensor) else x[k]
+                    for k in keys}
 
-        def pack_window(window_values):
-            return tf.numpy_function(
-                lambda *vals: pack_greedy(vals, capacities, batch_size),
-                [window_values[k] for k in keys], [tf.int32] * (3 * len(keys)),
-                stateful=False)
+        dataset = dataset.map(select, num_parallel_calls=tf.data.AUTOTUNE)
+        element_spec = dataset.element_spec
+    dtypes = [element_spec[k].dtype for k in keys]
+    # First-fit needs true lengths (0 is a token): integer features are padded with their
+    # dtype's minimum, which no example contains, so the padding tells each length.
+    sentinel = use_custom_ops and all(d.is_integer for d in dtypes)
+    if use_custom_ops and not sentinel:
+        dataset = dataset.map(lambda x: {**x, **{k + _LENGTH_SUFFIX: tf.size(x[k])
+                                                 for k in keys}},
+                              num_parallel_calls=tf.data.AUTOTUNE)
+    padded_shapes = {k: [None] for k in keys}
+    padding_values = None
+    if sentinel:
+        padding_values = {k: tf.constant(d.min, d) for k, d in zip(keys, dtypes)}
+    elif use_custom_ops:
+        padded_shapes.update({k + _LENGTH_SUFFIX: [] for k in keys})
+    ds = dataset.padded_batch(window, padded_shapes=padded_shapes,
+                              padding_values=padding_values)
+
+    def pack_values(*arrays):
+        values = list(arrays[:len(keys)])
+        if not use_custom_ops:
+            # seqio trims each example, casts to int32, and counts its nonzero tokens.
+            values = [v[:, :cap].astype(np.int32) for v, cap in zip(values, capacities)]
+            return pack_greedy(values, capacities, batch_size)
+        if sentinel:
+            mins = [np.iinfo(v.dtype).min for v in values]
+            lengths = np.stack([np.count_nonzero(v != m, axis=1)
+                                for v, m in zip(values, mins)], axis=1)
+            values = [np.where(v == m, 0, v) for v, m in zip(values, mins)]
+        else:
+            lengths = np.stack(arrays[len(keys):], axis=1)
+        lengths = np.minimum(lengths, capacities)
+        values = [v[:, :cap].astype(np.int32) for v, cap in zip(values, capacities)]
+        return pack_first_fit(lengths, values, capacities)
+
+    def pack_window(window_values):
+        inputs = [window_values[k] for k in keys]
+        if use_custom_ops and not sentinel:
+            inputs += [window_values[k + _LENGTH_SUFFIX] for k in keys]
+        return tf.numpy_function(pack_values, inputs, [tf.int32] * (3 * len(keys)),
+                                 stateful=False)
 
     def to_rows(window_values):
         packed = pack_window(window_values)

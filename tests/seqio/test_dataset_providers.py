@@ -246,3 +246,20 @@ def test_get_dataset_with_feature_converter_and_batches():
     assert batch["encoder_segment_ids"].max() >= 2  # several examples per row
     with pytest.raises(TypeError, match="feature_converter should be an instance"):
         seqio.get_dataset("pairs", {"inputs": 8, "targets": 8}, "EncDec")
+
+
+def test_get_dataset_with_packing_is_deterministic_for_a_seed():
+    add_task("d1", n=40, prefix="a")
+    add_task("d2", n=40, prefix="b")
+    seqio.MixtureRegistry.add("dd", [("d1", 1), ("d2", 2)])
+
+    def batches(seed, custom):
+        ds = seqio.get_dataset("dd", {"inputs": 48, "targets": 48},
+                               seqio.EncDecFeatureConverter(pack=True,
+                                                            use_custom_packing_ops=custom),
+                               shuffle=True, seed=seed, batch_size=4, num_epochs=None)
+        return [{k: v.tolist() for k, v in b.items()} for b in ds.take(5).as_numpy_iterator()]
+
+    for custom in (False, True):
+        assert batches(11, custom) == batches(11, custom)
+        assert batches(11, custom) != batches(12, custom)
