@@ -215,8 +215,13 @@ class EvalResultLogger(tf.estimator.Exporter):
     def export(self, estimator, export_path, checkpoint_path, eval_result,
                is_the_final_export):
         del estimator, export_path, is_the_final_export
-        logging.info("Evaluation of %s: %s", os.path.basename(checkpoint_path or "?"),
-                     format_metrics(eval_result or {}))
+        # A checkpoint's name is the global step when its save began; on a cluster the ps
+        # variables (global step included) may move on while they are saved, so the step
+        # the evaluation restored is logged too.
+        eval_result = eval_result or {}
+        logging.info("Evaluation of %s at global step %s: %s",
+                     os.path.basename(checkpoint_path or "?"),
+                     eval_result.get("global_step", "?"), format_metrics(eval_result))
         return None
 
 

@@ -111,7 +111,8 @@ def test_trainer_checkpoints_resumes_and_reports_masked_token_metrics(pipeline):
     assert "resuming at global step 100" in pipeline["resumed"].stderr
     metrics = {}
     for run, step in (("first", 100), ("resumed", 250)):
-        line = re.search(r"Evaluation of model.ckpt-%d: (.*)" % step, pipeline[run].stderr)
+        line = re.search(r"Evaluation of model.ckpt-%d at global step \d+: (.*)" % step,
+                         pipeline[run].stderr)
         assert line, pipeline[run].stderr[-2000:]
         metrics[run] = dict(re.findall(r"(\S+) (-?[0-9.]+)", line.group(1)))
     # Masked-token accuracy and log-likelihood (only masked positions count): well above

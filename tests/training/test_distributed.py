@@ -135,7 +135,10 @@ def test_chief_worker_ps_and_evaluator_train_one_model(data_dir, tmp_path):
     assert chief_steps + worker_steps >= train_steps
     assert os.path.exists(os.path.join(model_dir, "hparams.json"))  # the chief wrote it
 
-    evaluated = [int(step) for step in re.findall(r"Evaluation of model\.ckpt-(\d+)", eval_log)]
+    # The global step each evaluation restored, not the checkpoint's name: the chief names a
+    # checkpoint when its save begins, and the worker may advance the ps variables meanwhile.
+    evaluated = [int(step) for step in re.findall(
+        r"Evaluation of model\.ckpt-\d+ at global step (\d+)", eval_log)]
     assert evaluated and max(evaluated) >= train_steps, eval_log[-3000:]
     history_steps, _ = experiment.read_eval_history(os.path.join(model_dir, "eval"), "loss")
     assert max(history_steps) == max(evaluated)
