@@ -52,6 +52,9 @@ def main(argv):
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
 
     problem_names = datagen.resolve_problem_names(FLAGS.problem, FLAGS.exclude_problems)
+    if not FLAGS.only_list:
+        cli.check_writable_dir("--data_dir", FLAGS.data_dir)
+        cli.check_writable_dir("--tmp_dir", FLAGS.tmp_dir)
     listing = registry.display_list_by_prefix(problem_names, starting_spaces=4)
     if FLAGS.only_list:
         print("Problems that would be generated:\n%s" % listing)
@@ -68,7 +71,7 @@ def main(argv):
 
 def console_main():
     """Entry point of the `t2t-datagen` console script."""
-    cli.run_main(main, "t2t-datagen")
+    cli.run_main(main, "t2t-datagen", doc=__doc__)
 
 
 if __name__ == "__main__":

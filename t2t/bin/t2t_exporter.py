@@ -23,7 +23,6 @@ from t2t.bin import cli
 from t2t.bin import t2t_decoder  # The trainer and decoder flags, and their helpers.
 
 from t2t.serving import export  # noqa: E402  (t2t_decoder set the TF log level first)
-from t2t.decoding import decoding  # noqa: E402
 from t2t.core import errors, registry  # noqa: E402
 
 FLAGS = flags.FLAGS
@@ -46,10 +45,11 @@ def main(argv):
                                "SavedModel (tf.saved_model.load reads it)")
     t2t_decoder.require_flags("problem", "model", "hparams_set")
     registry.model(FLAGS.model)
-    _, checkpoint_path = t2t_decoder.resolve_checkpoint(FLAGS.checkpoint_path,
-                                                        FLAGS.output_dir)
+    model_dir, checkpoint_path = t2t_decoder.resolve_checkpoint(FLAGS.checkpoint_path,
+                                                                FLAGS.output_dir)
+    t2t_decoder.check_trained_with(model_dir)
     hparams = t2t_decoder.hparams_from_flags()
-    decode_hp = decoding.decode_hparams(FLAGS.decode_hparams)
+    decode_hp = t2t_decoder.parse_decode_hparams(FLAGS.decode_hparams)
     default_dir = os.path.join(os.path.dirname(checkpoint_path), "export")
     export_dir = os.path.expanduser(FLAGS.export_dir or default_dir)
     path = export.export_saved_model(FLAGS.model, hparams, checkpoint_path, export_dir,
@@ -60,7 +60,7 @@ def main(argv):
 
 def console_main():
     """Entry point of the `t2t-exporter` console script."""
-    cli.run_main(main, "t2t-exporter")
+    cli.run_main(main, "t2t-exporter", doc=__doc__)
 
 
 if __name__ == "__main__":

@@ -167,9 +167,20 @@ class HParams:
             del self._hparam_types[name]
 
     def _closest_hint(self, name):
+        """"did you mean a, b, c?": the closest existing names (always some, if any exist).
+
+        A command-line user cannot call add_hparam, so even a poor match is worth naming.
+        """
         import difflib
-        close = difflib.get_close_matches(name, list(self._hparam_types), n=3, cutoff=0.6)
-        return ("did you mean %s?" % ", ".join(close)) if close else "add it with add_hparam first"
+        names = list(self._hparam_types)
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+        if not close:
+            def similarity(other):
+                return difflib.SequenceMatcher(None, name, other).ratio()
+            close = sorted(names, key=lambda other: (-similarity(other), other))[:3]
+        if not close:
+            return "this HParams has no hparams yet"
+        return "did you mean %s?" % ", ".join(close)
 
     # -- parsing ---------------------------------------------------------------
     def parse(self, values: str) -> "HParams":

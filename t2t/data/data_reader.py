@@ -23,6 +23,7 @@ from typing import Dict, List
 import tensorflow as tf
 from absl import logging
 
+from t2t.data import shard_check
 from t2t.data import packing
 from t2t.data.packing import pack_dataset  # noqa: F401  (T2T-compatible home of the name)
 
@@ -222,12 +223,12 @@ _file_num_records_cache: Dict[str, int] = {}
 
 
 def _file_num_records_cached(filename):
-    """Number of records in a TFRecord file, counted once per process."""
+    """Number of records in a TFRecord file, counted once per process.
+
+    A damaged file is a one-line `shard_check.DataFileError` naming it and the fix.
+    """
     if filename not in _file_num_records_cache:
-        count = 0
-        for _ in tf.compat.v1.io.tf_record_iterator(filename):
-            count += 1
-        _file_num_records_cache[filename] = count
+        _file_num_records_cache[filename] = shard_check.checked_num_records(filename)
     return _file_num_records_cache[filename]
 
 

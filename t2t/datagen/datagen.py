@@ -281,14 +281,26 @@ def summarize_problem(name, data_dir, seconds) -> GenerationSummary:
 # ----------------------------------------------------------------------------
 # Generation
 # ----------------------------------------------------------------------------
-def _prepare_dir(path):
-    """Expand `~`, make local paths absolute (workers may run elsewhere), create the folder."""
+def _prepare_dir(path, what="folder"):
+    """Expand `~`, make local paths absolute (workers may run elsewhere), create the folder.
+
+    A folder that cannot be created (a path under a file, no permission) is a UserError
+    naming it: `data_dir /x/file/d cannot be created (...); give a folder you can write to`.
+    """
     import tensorflow as tf
 
     path = os.path.expanduser(path)
     if "://" not in path:
         path = os.path.abspath(path)
-    tf.io.gfile.makedirs(path)
+    try:
+        tf.io.gfile.makedirs(path)
+    except (tf.errors.OpError, OSError) as error:
+        reason = getattr(error, "message", None) or str(error)
+        raise errors.UserError("%s %s cannot be created (%s); give a folder you can write to"
+                               % (what, path, reason.splitlines()[0])) from None
+    if "://" not in path and not os.access(path, os.W_OK | os.X_OK):
+        raise errors.UserError("%s %s is not writable; give a folder you can write to" %
+                               (what, path))
     return path
 
 
@@ -345,7 +357,7 @@ def generate_problems(problem_names: Iterable[str], data_dir, tmp_dir,
         data_dir = tempfile.gettempdir()
         logging.warning("It is strongly recommended to specify --data_dir. "
                         "Data will be written to default data_dir=%s.", data_dir)
-    data_dir, tmp_dir = _prepare_dir(data_dir), _prepare_dir(tmp_dir)
+    data_dir, tmp_dir = _prepare_dir(data_dir, "data_dir"), _prepare_dir(tmp_dir, "tmp_dir")
     verbosity = logging.get_verbosity()
     # Only for the closing summary line; the jobs log their own progress.
     total = Progress("datagen", unit="problems", every_seconds=float("inf"))

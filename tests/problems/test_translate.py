@@ -225,6 +225,7 @@ def test_translate_ende_wmt8k_end_to_end(local_wmt, tmp_path):
     assert os.path.basename(train_paths[7]) == "translate_ende_wmt8k-train-00007-of-00100"
     assert os.path.basename(dev_paths[0]) == "translate_ende_wmt8k-dev-00000-of-00001"
     expected_files = {os.path.basename(p) for p in train_paths + dev_paths}
+    expected_files |= {".%s.shard.json" % name for name in expected_files}  # shard_check
     expected_files.add("vocab.translate_ende_wmt8k.8192.subwords")
     assert set(os.listdir(data_dir)) == expected_files  # no unshuffled or temporary leftovers
 
