@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from t2t.data import generator_utils as gu
+from t2t.encoders import text_encoder
 
 
 def _with_records(names):
@@ -615,13 +616,12 @@ def test_tabbed_and_txt_vocabs(tmp_path, fake_encoder):
 
 
 def test_get_or_generate_vocab_inner_with_the_real_subword_encoder(tmp_path):
-    text_encoder = pytest.importorskip("t2t.encoders.text_encoder")
-    if not hasattr(text_encoder, "SubwordTextEncoder"):
-        pytest.skip("t2t.encoders.text_encoder.SubwordTextEncoder is not written yet")
     lines = ["the quick brown fox", "the lazy dog", "quick quick fox"] * 5
     vocab = gu.get_or_generate_vocab_inner(str(tmp_path), "vocab.sub", 40, iter(lines))
     loaded = gu.get_or_generate_vocab_inner(str(tmp_path), "vocab.sub", 40,
                                             _exploding_generator())
+    assert isinstance(vocab, text_encoder.SubwordTextEncoder)
+    assert isinstance(loaded, text_encoder.SubwordTextEncoder)
     assert loaded.vocab_size == vocab.vocab_size
     assert loaded.decode(loaded.encode("the lazy fox")) == "the lazy fox"
 
