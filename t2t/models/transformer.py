@@ -512,6 +512,14 @@ class Transformer(t2t_model.T2TModel):
             self, features, decode_length, beam_size=beam_size, top_beams=top_beams,
             alpha=alpha, use_tpu=use_tpu)
 
+    def _fast_decode_tpu(self, features, decode_length, beam_size=1, top_beams=1, alpha=1.0):
+        """Cached decoding with fixed shapes (preallocated cache, static while_loop state),
+        as on TPUs; the same ids as `_fast_decode`, 0-padded to input length +
+        decode_length."""
+        return transformer_fast_decode.transformer_fast_decode(
+            self, features, decode_length, beam_size=beam_size, top_beams=top_beams,
+            alpha=alpha, use_tpu=True)
+
 
 @registry.register_model
 class TransformerEncoder(t2t_model.T2TModel):
