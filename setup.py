@@ -16,7 +16,12 @@ setup(
         "sympy",
         "sacrebleu>=2,<3",
     ],
-    extras_require={"test": ["pytest", "hypothesis"]},
+    extras_require={
+        # Hyperparameter search (t2t-trainer --hparams_range); 4.5.0 installs beside
+        # TF 2.15 and numpy<2.
+        "tune": ["optuna==4.5.0"],
+        "test": ["pytest", "hypothesis", "optuna==4.5.0"],
+    },
     entry_points={
         "console_scripts": [
             "t2t-datagen=t2t.bin.t2t_datagen:console_main",

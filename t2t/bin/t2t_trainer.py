@@ -231,8 +231,7 @@ def main(argv, hp_overrides=""):
         cli.check_writable_dir("--tmp_dir", FLAGS.tmp_dir)
     overrides = join_overrides(FLAGS.hparams, hp_overrides)
     if FLAGS.hparams_range:
-        raise errors.UserError("--hparams_range (hyperparameter tuning on Cloud ML Engine) is "
-                               "not supported by t2t; drop it")
+        return run_autotune(problem, model_dir, overrides)
     hparams_path = os.path.join(model_dir, trainer_lib.HPARAMS_FILENAME)
     # A folder without a checkpoint holds no run to resume (e.g. a first run that stopped
     # before training): its saved hparams.json and flags are replaced, not enforced.
@@ -268,6 +267,57 @@ def main(argv, hp_overrides=""):
     if isinstance(result, dict):
         logging.info("%s finished: %s", schedule, ", ".join(
             "%s %s" % (name, result[name]) for name in sorted(result)))
+    return 0
+
+
+# Flags a trial's training run does not get from the search's command line.
+_NOT_FOR_TRIALS = ("hparams_range", "output_dir", "hparams", "generate_data", "registry_help",
+                   "autotune_objective", "autotune_maximize", "autotune_max_trials",
+                   "autotune_parallel_trials", "autotune_storage", "autotune_study_name")
+
+
+def trial_flag_args():
+    """--name=value of every flag given on the command line that a trial run takes."""
+    names = list(t2t_flags.T2T_FLAG_NAMES) + ["show_tf_deprecations"]
+    return [FLAGS[name].serialize() for name in names
+            if name in FLAGS and FLAGS[name].present and name not in _NOT_FOR_TRIALS]
+
+
+def run_autotune(problem, model_dir, overrides):
+    """--hparams_range: an Optuna study whose trials are runs of this trainer."""
+    from t2t.core import registry
+    from t2t.tuning import autotune
+
+    autotune.import_optuna()
+    ranges = FLAGS.hparams_range
+    registry.ranged_hparams(ranges)  # an unknown name fails here with the closest names
+    objective = _require("autotune_objective")
+    if FLAGS.autotune_max_trials < 1 or FLAGS.autotune_parallel_trials < 1:
+        raise errors.UserError("--autotune_max_trials and --autotune_parallel_trials must be "
+                               "at least 1")
+    if FLAGS.schedule not in ("continuous_train_and_eval", "train_and_evaluate"):
+        raise errors.UserError("--hparams_range needs evaluations during training: use "
+                               "--schedule=continuous_train_and_eval (the default)")
+    if FLAGS.generate_data:  # once, before the trials (not in each of them)
+        generate_data()
+    data_files_to_check(problem, FLAGS.schedule)
+    study_name = FLAGS.autotune_study_name or "-".join(
+        (FLAGS.problem, FLAGS.model, FLAGS.hparams_set, ranges))
+    spec = autotune.StudySpec(
+        output_dir=model_dir, ranges=ranges, objective=objective,
+        maximize=FLAGS.autotune_maximize, max_trials=FLAGS.autotune_max_trials,
+        parallel_trials=FLAGS.autotune_parallel_trials, storage=FLAGS.autotune_storage,
+        study_name=study_name, base_hparams=overrides, seed=FLAGS.random_seed)
+
+    def say(line):
+        print("t2t-trainer: %s" % line, flush=True)
+
+    say("study %s in %s: %d trials over %s, %s %s" % (
+        study_name, autotune.storage_url(spec), spec.max_trials, ranges,
+        "maximizing" if spec.maximize else "minimizing", objective))
+    results = autotune.run_study(spec, autotune.python_trainer_command(trial_flag_args()),
+                                 out=say)
+    print(autotune.results_table(results, objective, spec.maximize), flush=True)
     return 0
 
 
