@@ -20,7 +20,8 @@ setup(
         # Hyperparameter search (t2t-trainer --hparams_range); 4.5.0 installs beside
         # TF 2.15 and numpy<2.
         "tune": ["optuna==4.5.0"],
-        "test": ["pytest", "hypothesis", "optuna==4.5.0"],
+        # sentencepiece: bench/bench_vocab.py's baseline (make bench runs with this extra).
+        "test": ["pytest", "hypothesis", "optuna==4.5.0", "sentencepiece==0.2.0"],
     },
     entry_points={
         "console_scripts": [

@@ -8,6 +8,7 @@ own output), about 14x faster on a 4 MB corpus (bench/bench_vocab.py).
 """
 import bisect
 import itertools
+import os
 
 import numpy as np
 
@@ -21,6 +22,30 @@ def _prefix_range_end(keys, prefix, lo):
     if not prefix:
         return len(keys)
     return bisect.bisect_left(keys, prefix[:-1] + chr(ord(prefix[-1]) + 1), lo)
+
+
+# Keys up to this long are compared as a numpy array of code points (N x width x 4 bytes).
+_ARRAY_COMPARE_MAX_WIDTH = 64
+
+
+def _common_prefix_lengths(keys):
+    """lcp[i] = length of the common prefix of keys[i - 1] and keys[i] (lcp[0] = 0).
+
+    Distinct keys none of which is a prefix of another (escaped tokens end in their only
+    "_"): as fixed-width code point rows they first differ where the shorter one ends at
+    the latest.
+    """
+    lcp = np.zeros(len(keys), dtype=np.int32)
+    if len(keys) < 2:
+        return lcp
+    width = max(len(key) for key in keys)
+    if width <= _ARRAY_COMPARE_MAX_WIDTH and not any("\0" in key for key in keys):
+        codes = np.array(keys, dtype="U%d" % width).view(np.uint32).reshape(len(keys), width)
+        lcp[1:] = np.argmax(codes[1:] != codes[:-1], axis=1)
+        return lcp
+    common = os.path.commonprefix
+    lcp[1:] = [len(common((keys[i - 1], keys[i]))) for i in range(1, len(keys))]
+    return lcp
 
 
 class BuildPlan:
@@ -72,6 +97,8 @@ class BuildPlan:
         self.by_length = np.split(order, bounds) if len(order) else []
         self._first_counts_source = None
         self._subtoken_ranges = {}
+        self._boundaries = None
+        self._jump_table = self._jump_starts = None
 
     def first_iteration_cumulative(self):
         """Cumulative start weights when every character starts a segment (cached)."""
@@ -91,29 +118,35 @@ class BuildPlan:
         """
         keys = self.suffixes
         size = len(keys)
-        ends = np.zeros(size, dtype=np.int64)
         ranges = self._subtoken_ranges  # successive vocabs share most subtokens
-        for subtoken in sorted({s for s in subtoken_strings if s}, key=len):
+        spans = []
+        for subtoken in subtoken_strings:
             span = ranges.get(subtoken)
             if span is None:
-                lo = hi = bisect.bisect_left(keys, subtoken)
+                lo = hi = bisect.bisect_left(keys, subtoken) if subtoken else size
                 if lo < size and keys[lo].startswith(subtoken):
                     hi = _prefix_range_end(keys, subtoken, lo)
-                ranges[subtoken] = span = (lo, hi)
+                ranges[subtoken] = span = (lo, hi, len(subtoken))
             if span[0] < span[1]:
-                ends[span[0]:span[1]] = len(subtoken)
+                spans.append(span)
+        ends = np.zeros(size, dtype=np.int64)
+        if spans:
+            spans = np.array(spans, dtype=np.int64)
+            spans = spans[np.argsort(spans[:, 2], kind="stable")]
+            cuts = np.flatnonzero(np.diff(spans[:, 2])) + 1
+            # Subtokens of one length never overlap (two of them cannot both start one
+            # suffix), so each length paints its ranges in one pass, shortest first.
+            for group in np.split(spans, cuts):
+                inside = np.cumsum(np.bincount(group[:, 0], minlength=size + 1) -
+                                   np.bincount(group[:, 1], minlength=size + 1))[:size]
+                ends[inside > 0] = group[0, 2]
         if size and not ends.min():
             raise RuntimeError("a character has no subtoken: the alphabet is incomplete")
         return ends
 
     def _cumulative(self, segment_lengths):
         """[0, w0, w0+w1, ...] over sorted suffixes, w = token count starting a segment there."""
-        following = np.arange(len(self.suffixes))
-        remaining = segment_lengths.copy()
-        for _ in range(int(segment_lengths.max(initial=0))):
-            active = np.flatnonzero(remaining)
-            following[active] = self.drop_first[following[active]]
-            remaining[active] -= 1
+        following = self._jumps()[self._jump_starts + segment_lengths]
         weights = self.token_weights.copy()
         for group in self.by_length:
             moved = weights[group]
@@ -121,11 +154,112 @@ class BuildPlan:
             keep = (moved != 0) & (targets >= 0)
             if keep.any():
                 np.add.at(weights, targets[keep], moved[keep])
-        cumulative = [0]
-        cumulative.extend(np.cumsum(weights).tolist())
+        cumulative = np.zeros(len(weights) + 1, dtype=weights.dtype)
+        np.cumsum(weights, out=cumulative[1:])
         return cumulative
 
+    def _jumps(self):
+        """Flat table: entry `_jump_starts[i] + k` is the index of suffix i without its first
+        k characters (-1 once nothing is left), for k = 0 .. len(suffix i)."""
+        if self._jump_table is None:
+            sizes = self.lengths + 1
+            starts = (np.cumsum(sizes) - sizes).astype(np.int64)
+            table = np.full(int(sizes.sum()), -1, dtype=np.int64)
+            current = np.arange(len(self.suffixes), dtype=np.int64)
+            table[starts] = current
+            for k in range(1, int(self.lengths.max(initial=0)) + 1):
+                alive = np.flatnonzero(self.lengths >= k)
+                current[alive] = self.drop_first[current[alive]]
+                table[starts[alive] + k] = current[alive]
+            self._jump_starts = starts
+            self._jump_table = table
+        return self._jump_table
+
+    def _trie_levels(self):
+        """(lcp, {depth d: sorted positions i whose key shares exactly d characters with
+        key i - 1}) of the sorted suffixes, computed once.
+
+        A trie node of depth d is a range of keys sharing their first d characters; its
+        children split it at the positions with lcp == d.
+        """
+        if self._boundaries is None:
+            keys = self.suffixes
+            lcp = _common_prefix_lengths(keys)
+            positions = np.arange(1, len(keys), dtype=np.int64)
+            values = lcp[1:]
+            order = np.argsort(values, kind="stable")
+            values, positions = values[order], positions[order]
+            cuts = np.flatnonzero(np.diff(values)) + 1
+            self._boundaries = {int(group_values[0]): group for group_values, group in zip(
+                np.split(values, cuts), np.split(positions, cuts)) if len(group)}
+        return self._boundaries
+
     def select_subtokens(self, cumulative, min_count):
+        """One T2T iteration's pick (see `select_subtokens_walk`), computed level by level.
+
+        The trie of substrings starting at segment starts is explored breadth first with
+        numpy, one depth at a time, only into nodes of count >= min_count; then, deepest
+        level first, each node's count less what its kept descendants took decides whether
+        it is kept, and what it and they took goes to its parent. The same result as the
+        depth-first walk, with array operations instead of a Python loop per node.
+        """
+        if not self.prunable:
+            return self.select_subtokens_walk(cumulative, min_count)
+        cumulative = np.asarray(cumulative)
+        keys = self.suffixes
+        limit = self.max_counted_length
+        if limit is None:
+            limit = int(self.lengths.max(initial=1))
+        if not keys or limit < 1:
+            return [], {}
+        boundaries = self._trie_levels()
+        empty = np.zeros(0, dtype=np.int64)
+        cuts = boundaries.get(0, empty)
+        lo = np.concatenate([[0], cuts]).astype(np.int64)
+        hi = np.concatenate([cuts, [len(keys)]]).astype(np.int64)
+        count = cumulative[hi] - cumulative[lo]
+        levels = [(lo, count, None)]
+        depth = 1
+        while depth < limit:
+            # Nodes worth opening: count >= min_count and longer keys below them.
+            open_ = np.flatnonzero((count >= min_count) & (self.lengths[lo] > depth))
+            if not len(open_):
+                break
+            node_lo, node_hi = lo[open_], hi[open_]
+            cuts = boundaries.get(depth, empty)
+            first = np.searchsorted(cuts, node_lo, side="right")
+            last = np.searchsorted(cuts, node_hi, side="left")
+            children = last - first + 1
+            owner = np.repeat(np.arange(len(open_)), children)
+            rank = np.arange(len(owner)) - np.repeat(np.cumsum(children) - children, children)
+            at = first[owner] + rank
+            child_lo = np.where(rank == 0, node_lo[owner], cuts[np.maximum(at - 1, 0)]
+                                if len(cuts) else node_lo[owner])
+            child_hi = np.where(rank == children[owner] - 1, node_hi[owner],
+                                cuts[np.minimum(at, len(cuts) - 1)] if len(cuts)
+                                else node_hi[owner])
+            child_count = cumulative[child_hi] - cumulative[child_lo]
+            worth = child_count >= min_count
+            lo, hi, count = child_lo[worth], child_hi[worth], child_count[worth]
+            depth += 1
+            levels.append((lo, count, open_[owner[worth]]))
+        kept, singles = [], {}
+        taken = np.zeros(len(levels[-1][0]), dtype=cumulative.dtype)
+        for depth in range(len(levels), 0, -1):
+            lo, count, parent = levels[depth - 1]
+            left = count - taken
+            if depth == 1:
+                singles = {keys[i][0]: value for i, value in zip(lo.tolist(), left.tolist())}
+                break
+            chosen = left >= min_count
+            for i, value in zip(lo[chosen].tolist(), left[chosen].tolist()):
+                kept.append((value, keys[i][:depth]))
+            passed = taken + np.where(chosen, left, 0)
+            above = np.bincount(parent, weights=passed, minlength=len(levels[depth - 2][0]))
+            taken = above.astype(cumulative.dtype)
+        return kept, singles
+
+    def select_subtokens_walk(self, cumulative, min_count):
         """One T2T iteration's pick from the substring counts of segment starts.
 
         T2T counts every substring from each segment start, then goes from the longest
@@ -141,6 +275,7 @@ class BuildPlan:
         with 2, which leaves "ab" 0 and "a" 1: ([(2, "ab_")], {"a": 1, "b": 1}).
         """
         keys = self.suffixes
+        cumulative = list(np.asarray(cumulative).tolist())
         limit = self.max_counted_length
         if limit is None:
             limit = int(self.lengths.max(initial=1))
