@@ -318,6 +318,10 @@ def run_autotune(problem, model_dir, overrides):
     results = autotune.run_study(spec, autotune.python_trainer_command(trial_flag_args()),
                                  out=say)
     print(autotune.results_table(results, objective, spec.maximize), flush=True)
+    if autotune.best_result(results, spec.maximize) is None:
+        failures = [r.error for r in results if r.error]
+        raise errors.UserError("no trial completed; %s" % (
+            failures[0] if failures else "see the trials' train.log files"))
     return 0
 
 

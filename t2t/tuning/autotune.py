@@ -82,6 +82,7 @@ class TrialResult:
     step: Optional[int]
     hparams: str
     retry_of: Optional[int] = None
+    error: Optional[str] = None
 
 
 def import_optuna():
@@ -132,7 +133,7 @@ def read_objective(run_dir, objective):
 
 
 def eval_tags(run_dir):
-    """The scalar tags of `<run_dir>/eval` events (for the error naming a wrong objective)."""
+    """The loss and metric tags of `<run_dir>/eval` events (what an objective may name)."""
     import tensorflow as tf
 
     tags = set()
@@ -142,7 +143,8 @@ def eval_tags(run_dir):
                 tags.update(value.tag for value in event.summary.value)
         except tf.errors.DataLossError:
             pass
-    return sorted(tag for tag in tags if not tag.startswith("_"))
+    # What an objective can be: the loss and the problem's metrics.
+    return sorted(tag for tag in tags if tag == "loss" or tag.startswith("metrics-"))
 
 
 # ---------------------------------------------------------------------------- trial process
@@ -231,7 +233,8 @@ def _finished(optuna, study):
 def create_study(spec):
     """The Optuna study of `spec` (created, or loaded when it exists)."""
     optuna = import_optuna()
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    # Optuna would log each failed trial with a traceback; run_study says it in one line.
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
     url = storage_url(spec)
     if url.startswith("sqlite:///"):
         os.makedirs(spec.output_dir, exist_ok=True)
@@ -332,23 +335,25 @@ def run_study(spec: StudySpec, trainer_command: Callable[[str, str], List[str]],
                 raise
             finally:
                 _stop(process)
+        def fail(message):
+            trial.set_user_attr("error", message)
+            say(message)
+            raise TrialFailedError(message)
+
         if code != 0:
-            raise TrialFailedError("trial %d: t2t-trainer exited with code %d (%s); its log "
-                                   "is %s" % (trial.number, code, _tail(log_path), log_path))
+            fail("trial %d: t2t-trainer exited with code %d (%s); its log is %s" % (
+                trial.number, code, _tail(log_path), log_path))
         if not reported:
             tags = eval_tags(trial_dir)
-            raise TrialFailedError(
-                "trial %d: no evaluation of %s in %s/eval; %s" % (
-                    trial.number, spec.objective, trial_dir,
-                    ("the evaluations hold " + ", ".join(tags)) if tags else
-                    "training ended before its first evaluation (lower "
-                    "--local_eval_frequency)"))
+            fail("trial %d: no evaluation of %s in %s/eval; %s" % (
+                trial.number, spec.objective, trial_dir,
+                ("give --autotune_objective one of " + ", ".join(tags)) if tags else
+                "training ended before its first evaluation (lower --local_eval_frequency)"))
         step = max(reported)
         trial.set_user_attr("step", step)
         value = reported[step]
         if math.isnan(value):
-            raise TrialFailedError("trial %d: %s is NaN at step %d" % (trial.number,
-                                                                        spec.objective, step))
+            fail("trial %d: %s is NaN at step %d" % (trial.number, spec.objective, step))
         with lock:
             say("trial %d finished: %s %.4f at step %d" % (trial.number, spec.objective,
                                                            value, step))
@@ -381,7 +386,8 @@ def trial_results(study) -> List[TrialResult]:
             if trial.intermediate_values else None)
         results.append(TrialResult(trial.number, trial.state.name, value,
                                    trial.user_attrs.get("step"),
-                                   trial.user_attrs.get("hparams", ""), _retry_of(trial)))
+                                   trial.user_attrs.get("hparams", ""), _retry_of(trial),
+                                   trial.user_attrs.get("error")))
     return results
 
 

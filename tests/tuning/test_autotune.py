@@ -148,6 +148,12 @@ def test_study_errors_are_one_line(data_dir, usr_dir, tmp_path):
         "no objective": (["--autotune_objective="], "--autotune_objective is required"),
         "nothing to search": (["--hparams=hidden_size=8,learning_rate=1.0"],
                               "leaves nothing to search"),
+        # Every trial fails: the error names the tags the evaluations do hold.
+        "wrong objective": (["--autotune_objective=metrics-%s/bleu" % PROBLEM,
+                             "--autotune_max_trials=1", "--train_steps=2",
+                             "--local_eval_frequency=2"],
+                            "no trial completed; trial 0: no evaluation of metrics-%s/bleu"
+                            % PROBLEM),
     }
     procs = {name: subprocess.Popen(
         study_command(data_dir, usr_dir, str(tmp_path / name.replace(" ", "_"))) + args,
@@ -159,6 +165,9 @@ def test_study_errors_are_one_line(data_dir, usr_dir, tmp_path):
         assert "Traceback" not in stderr
         errors = [line for line in stderr.splitlines() if "error:" in line]
         assert len(errors) == 1 and cases[name][1] in errors[0], (name, stderr[-2000:])
+        if name == "wrong objective":
+            assert "give --autotune_objective one of loss, metrics-%s/targets/accuracy" % (
+                PROBLEM) in errors[0]
 
 
 def test_read_objective_finds_the_tag_with_or_without_targets(tmp_path):
