@@ -193,8 +193,9 @@ def score(checkpoint_path):
 
 def decode(estimator, hparams, decode_hp, checkpoint_path):
     if FLAGS.decode_interactive:
-        decoding.decode_interactively(estimator, hparams, decode_hp,
-                                      checkpoint_path=checkpoint_path)
+        count = decoding.decode_interactively(estimator, hparams, decode_hp,
+                                              checkpoint_path=checkpoint_path)
+        print("t2t-decoder: decoded %d inputs" % count)
     elif FLAGS.decode_from_file:
         decode_to_file = os.path.expanduser(FLAGS.decode_to_file) if FLAGS.decode_to_file \
             else None

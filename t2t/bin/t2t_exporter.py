@@ -39,17 +39,18 @@ def main(argv):
     cli.reject_extra_args(argv, "t2t-exporter")
     logging.set_verbosity(logging.INFO)
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
-    cli.set_random_seed(FLAGS.random_seed)
+    # Flags, names and the checkpoint first: a mistake is one line before any model work.
     if FLAGS.export_as_tfhub:
         raise errors.UserError("--export_as_tfhub is not supported; drop it to write a "
                                "SavedModel (tf.saved_model.load reads it)")
     t2t_decoder.require_flags("problem", "model", "hparams_set")
+    decode_hp = t2t_decoder.parse_decode_hparams(FLAGS.decode_hparams)
     registry.model(FLAGS.model)
     model_dir, checkpoint_path = t2t_decoder.resolve_checkpoint(FLAGS.checkpoint_path,
                                                                 FLAGS.output_dir)
     t2t_decoder.check_trained_with(model_dir)
+    cli.set_random_seed(FLAGS.random_seed)
     hparams = t2t_decoder.hparams_from_flags()
-    decode_hp = t2t_decoder.parse_decode_hparams(FLAGS.decode_hparams)
     default_dir = os.path.join(os.path.dirname(checkpoint_path), "export")
     export_dir = os.path.expanduser(FLAGS.export_dir or default_dir)
     path = export.export_saved_model(FLAGS.model, hparams, checkpoint_path, export_dir,

@@ -229,8 +229,7 @@ def test_interactive_decoding_reports_a_bad_line_and_goes_on(setup):
         "0..1; type another line (q quits)",
         "error: line 4 '9': token '9' is outside the vocabulary; inputs are space-separated "
         "tokens 0..1; type another line (q quits)"]
-    decodes = [line.lstrip(">") for line in stdout.splitlines()[5:] if line.strip(">")]
-    assert len(decodes) == 2  # the two good lines were decoded
+    assert "t2t-decoder: decoded 2 inputs" in stdout  # the two good lines
     assert "Instructions for updating" not in stderr
 
 
