@@ -15,13 +15,26 @@ setup(
         "requests",
         "sympy",
         "sacrebleu>=2,<3",
+        # t2t.seqio: SentencePiece vocabularies in Python and in tf.data graphs. 0.2.1+ ships
+        # protobuf-5 code that fails beside TF 2.15's protobuf 4.25; tensorflow-text 2.15.0
+        # is the build for TF 2.15.
+        "sentencepiece==0.2.0",
+        "tensorflow-text==2.15.0",
     ],
     extras_require={
         # Hyperparameter search (t2t-trainer --hparams_range); 4.5.0 installs beside
         # TF 2.15 and numpy<2.
         "tune": ["optuna==4.5.0"],
-        # sentencepiece: bench/bench_vocab.py's baseline (make bench runs with this extra).
-        "test": ["pytest", "hypothesis", "optuna==4.5.0", "sentencepiece==0.2.0"],
+        # Loading t2t's TF Hub SavedModels with hub.KerasLayer (t2t-exporter
+        # --export_as_tfhub). tensorflow-hub 0.16 needs tf-keras; an unpinned tf-keras
+        # pulls a newer TensorFlow, so it stays on the 2.15 line.
+        "hub": ["tensorflow-hub==0.16.1", "tf-keras==2.15.1"],
+        # t2t.seqio.TfdsDataSource (TensorFlow Datasets). tensorflow-metadata 1.15+ ships
+        # protobuf-5 code, so it is pinned to 1.14.0.
+        "tfds": ["tensorflow-datasets==4.9.4", "tensorflow-metadata==1.14.0"],
+        "test": ["pytest", "hypothesis", "tensorflow-hub==0.16.1", "tf-keras==2.15.1",
+                 "tensorflow-datasets==4.9.4", "tensorflow-metadata==1.14.0",
+                 "optuna==4.5.0"],
     },
     entry_points={
         "console_scripts": [

@@ -32,6 +32,8 @@ LAYERS = [
     "tuning",      # hyperparameter search on Optuna (trials are trainer runs)
     "datagen",     # t2t-datagen's library
     "serving",     # SavedModel export, in-graph vocabularies
+    "seqio",       # SeqIO's API: tasks, mixtures, vocabularies, feature converters, T2T bridge
+    "hub",         # TF Hub text SavedModels (preprocessor, encoder, embedding)
     "bin",         # the programs and their flags
     "utils",       # T2T's module paths, re-exporting from the packages above
 ]

@@ -18,7 +18,7 @@ A program defines its flags with absl, then hands its `main` to `run_main`:
 What the user sees when something goes wrong:
 
     $ t2t-datagen --problem=algorithmic_revers_binary40
-    t2t-datagen: error: problems: 'algorithmic_revers_binary40' was never registered; ...
+    t2t-datagen: error: algorithmic_revers_binary40 never registered with registry problems; ...
     $ echo $?
     2
 

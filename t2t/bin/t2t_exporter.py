@@ -10,6 +10,15 @@ The SavedModel loads with `tf.saved_model.load` in a process without t2t. Its
 signature serialized tf.Examples (T2T's only one); both return "outputs" (ids),
 "decoded_outputs" (strings) and "scores" (see `t2t.serving.export`).
 
+With --export_as_tfhub it writes a pretrained text encoder (e.g. transformer_encoder_mlm)
+as TF Hub SavedModels instead: <export_dir>/preprocessor, /encoder and /embedding, export_dir
+defaulting to <output_dir>/export/hub (see `t2t.hub.export`; --default_seq_length, 128, is
+the preprocessor's packed length):
+
+    t2t-exporter --problem=masked_lm_tmpdir --model=transformer_encoder_mlm \
+        --hparams_set=transformer_encoder_mlm_tiny --data_dir=~/mlm_data \
+        --output_dir=~/mlm --export_as_tfhub
+
 Flags are T2T 1.15.7's: --export_dir (default <checkpoint folder>/export),
 --checkpoint_path (default: the latest in --output_dir), --as_text (default True, as in
 T2T) and the trainer's --problem, --model, --hparams_set, --hparams, --data_dir,
@@ -22,15 +31,21 @@ from absl import flags, logging
 from t2t.bin import cli
 from t2t.bin import t2t_decoder  # The trainer and decoder flags, and their helpers.
 
+from t2t.hub import export as hub_export  # noqa: E402
 from t2t.serving import export  # noqa: E402  (t2t_decoder set the TF log level first)
 from t2t.core import errors, registry  # noqa: E402
 
 FLAGS = flags.FLAGS
 
 flags.DEFINE_string("export_dir", None, "Parent folder of the SavedModel (a timestamped "
-                    "subfolder is created); default <checkpoint folder>/export.")
-flags.DEFINE_bool("export_as_tfhub", False, "Not supported by t2t (T2T wrote a TF-Hub "
-                  "module).")
+                    "subfolder is created); default <checkpoint folder>/export. With "
+                    "--export_as_tfhub: the folder of the three SavedModels, default "
+                    "<output_dir>/export/hub.")
+flags.DEFINE_bool("export_as_tfhub", False, "Write TF Hub SavedModels of a text encoder "
+                  "(preprocessor, encoder, embedding) to --export_dir, default "
+                  "<output_dir>/export/hub (see t2t.hub.export).")
+flags.DEFINE_integer("default_seq_length", 128, "With --export_as_tfhub: the length the "
+                     "preprocessor packs strings to.")
 flags.DEFINE_bool("as_text", True, "Write saved_model.pbtxt (text) instead of "
                   "saved_model.pb.")
 
@@ -40,9 +55,6 @@ def main(argv):
     logging.set_verbosity(logging.INFO)
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
     # Flags, names and the checkpoint first: a mistake is one line before any model work.
-    if FLAGS.export_as_tfhub:
-        raise errors.UserError("--export_as_tfhub is not supported; drop it to write a "
-                               "SavedModel (tf.saved_model.load reads it)")
     t2t_decoder.require_flags("problem", "model", "hparams_set")
     decode_hp = t2t_decoder.parse_decode_hparams(FLAGS.decode_hparams)
     registry.model(FLAGS.model)
@@ -51,6 +63,14 @@ def main(argv):
     t2t_decoder.check_trained_with(model_dir)
     cli.set_random_seed(FLAGS.random_seed)
     hparams = t2t_decoder.hparams_from_flags()
+    if FLAGS.export_as_tfhub:
+        run_dir = os.path.expanduser(FLAGS.output_dir or os.path.dirname(checkpoint_path))
+        export_dir = os.path.expanduser(FLAGS.export_dir or
+                                        os.path.join(run_dir, "export", "hub"))
+        hub_export.export_tfhub(FLAGS.model, hparams, checkpoint_path, export_dir,
+                                default_seq_length=FLAGS.default_seq_length)
+        print(export_dir)
+        return 0
     default_dir = os.path.join(os.path.dirname(checkpoint_path), "export")
     export_dir = os.path.expanduser(FLAGS.export_dir or default_dir)
     path = export.export_saved_model(FLAGS.model, hparams, checkpoint_path, export_dir,

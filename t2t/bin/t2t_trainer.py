@@ -100,7 +100,7 @@ def generate_data():
 
 
 def create_run_config(hparams, model_dir):
-    from t2t.training import trainer_lib
+    from t2t.training import run_config as run_config_lib
     save_ckpt_steps = FLAGS.local_eval_frequency
     if FLAGS.use_tpu or FLAGS.use_tpu_estimator:
         # A TPU training loop can only stop (and checkpoint) at a loop boundary.
@@ -109,7 +109,7 @@ def create_run_config(hparams, model_dir):
     if save_ckpt_secs:
         save_ckpt_steps = None
     del hparams
-    return trainer_lib.create_run_config(
+    return run_config_lib.run_config_from_spec(run_config_lib.RunConfigSpec(
         model_name=FLAGS.model,
         model_dir=model_dir,
         master=FLAGS.master,
@@ -133,13 +133,12 @@ def create_run_config(hparams, model_dir):
         tpu_infeed_sleep_secs=FLAGS.tpu_infeed_sleep_secs,
         inter_op_parallelism_threads=FLAGS.inter_op_parallelism_threads,
         intra_op_parallelism_threads=FLAGS.intra_op_parallelism_threads,
-        log_step_count_steps=FLAGS.log_step_count_steps)
+        log_step_count_steps=FLAGS.log_step_count_steps))
 
 
 def create_experiment(run_config, hparams):
     from t2t.training import trainer_lib
-    return trainer_lib.create_experiment(
-        run_config, hparams,
+    return trainer_lib.experiment_from_spec(run_config, hparams, trainer_lib.ExperimentSpec(
         model_name=FLAGS.model,
         problem_name=FLAGS.problem,
         data_dir=data_dir(),
@@ -160,7 +159,7 @@ def create_experiment(run_config, hparams):
         export_saved_model_api_version=FLAGS.export_saved_model_api_version,
         warm_start_from=FLAGS.warm_start_from,
         std_server_protocol=FLAGS.std_server_protocol,
-        log_step_count_steps=FLAGS.log_step_count_steps)
+        log_step_count_steps=FLAGS.log_step_count_steps))
 
 
 def execute_schedule(exp):

@@ -20,6 +20,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
     "problems": (
         "t2t.problems.algorithmic",
         "t2t.problems.algorithmic_math",
+        "t2t.problems.masked_lm",
         "t2t.problems.text_problems_tmpdir",
         "t2t.problems.translate_ende",
         "t2t.problems.wiki_lm",
@@ -29,6 +30,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.models.basic",
         "t2t.models.lstm",
         "t2t.models.transformer",
+        "t2t.models.transformer_encoder_mlm",
     ),
     "optimizers": (
         "t2t.optim.optimize",

@@ -1,22 +1,34 @@
-"""Hyperparameters: a typed bag of named values, compatible with T2T's `HParams`.
+"""Hyperparameters: T2T 1.15.7's `hparam` module (`HParams`, `parse_values`), same behaviour.
 
     hp = HParams(learning_rate=0.1, num_layers=2, optimizer="adam", filters=[3, 5])
-    hp.parse("learning_rate=0.2,num_layers=4,filters=[7]")
-    hp.num_layers            # 4
+    hp.parse("learning_rate=0.2,num_layers=4,filters=[7,9],filters[1]=11")
+    hp.num_layers, hp.filters     # 4, [7, 11]
     hp.parse("num_layers=2.5")
-    # ValueError: hparam 'num_layers' holds an int; cannot set it to '2.5' (a float)
+    # ValueError: Could not parse hparam 'num_layers' of type 'int' with value '2.5' in
+    #   num_layers=2.5 (expected an int, e.g. num_layers=4)
 
-Each hparam keeps the type of its first value: an int may be set where a float is
-expected, but not a float where an int is, and a list stays a list of its element
-type. Hparams whose value is None take whatever type is parsed.
+    parse_values("x=5,L=[1,2],arr[1]=3", {"x": int, "L": int, "arr": int})
+    # {'x': 5, 'L': [1, 2], 'arr': {1: 3}}
+
+Each hparam keeps the type of its first value (for a list, of its first element): an int
+may be set where a float is expected, never a float where an int is, a bool only from a
+bool. Error messages start with T2T's words ("Unknown hyperparameter type for", "Could not
+parse hparam", "Must not pass a list for single-valued parameter", ...), so code that matches
+on them keeps working, and end with what to do (the closest names, the expected type).
+
+Where t2t goes further than T2T (see docs/t2t_differences.md): `parse` applies indexed
+assignments (`arr[1]=3`) to the list instead of failing; an hparam whose value is None takes
+the type of what `parse` reads; `hparams.name = value` on a new name adds it.
 """
+import copy
+import difflib
 import json
 import numbers
 import re
 from typing import Any, Dict
 
-# One assignment: name=value, name=[v1, v2], name[index]=value.
-_PARAM_RE = re.compile(r"""
+# One clause of the input: <name>[<index>]? = <value or [list]>, e.g. "var[1] = a", "x = [1,2,3]".
+PARAM_RE = re.compile(r"""
   (?P<name>[a-zA-Z][\w\.]*)      # variable name: "var" or "x"
   (\[\s*(?P<index>\d+)\s*\])?    # (optional) index: "1" or None
   \s*=\s*
@@ -25,247 +37,290 @@ _PARAM_RE = re.compile(r"""
    \[(?P<vals>[^\]]*)\])         # list of values: None or "1,2,3"
   ($|,\s*)""", re.VERBOSE)
 
-_BOOL_STRINGS = {"true": True, "false": False, "1": True, "0": False}
+_TYPE_EXAMPLES = {bool: "true or false", int: "an int, e.g. 4", float: "a number, e.g. 0.5",
+                  str: "a string without commas or brackets"}
 
 
-def _type_name(t) -> str:
-    return {int: "an int", float: "a float", bool: "a bool", str: "a string"}.get(
-        t, getattr(t, "__name__", str(t)))
+def _expected(var_type):
+    return _TYPE_EXAMPLES.get(var_type, getattr(var_type, "__name__", str(var_type)))
 
 
-def _infer_value(text: str):
-    """Parse a literal of unknown type: int, float, bool, None or string."""
-    text = text.strip()
-    for cast in (int, float):
+def _parse_fail(name, var_type, value, values):
+    """Raise T2T's error for a value that does not parse as the hparam's type."""
+    raise ValueError("Could not parse hparam '%s' of type '%s' with value '%s' in %s "
+                     "(expected %s)" % (name, var_type.__name__, value, values,
+                                        _expected(var_type)))
+
+
+def _reuse_fail(name, values):
+    """Raise T2T's error for a name assigned twice in one string."""
+    raise ValueError("Multiple assignments to variable '%s' in %s (give each name once)" %
+                     (name, values))
+
+
+def _process_scalar_value(name, parse_fn, var_type, m_dict, values, results_dictionary):
+    """Record "s=5" as {"s": 5} or "arr[0]=5" as {"arr": {0: 5}} in results_dictionary."""
+    try:
+        parsed_value = parse_fn(m_dict["val"])
+    except ValueError:
+        _parse_fail(name, var_type, m_dict["val"], values)
+    if not m_dict["index"]:
+        if name in results_dictionary:
+            _reuse_fail(name, values)
+        results_dictionary[name] = parsed_value
+        return
+    if name in results_dictionary:
+        if not isinstance(results_dictionary.get(name), dict):
+            _reuse_fail(name, values)
+    else:
+        results_dictionary[name] = {}
+    index = int(m_dict["index"])
+    if index in results_dictionary[name]:
+        _reuse_fail("{}[{}]".format(name, index), values)
+    results_dictionary[name][index] = parsed_value
+
+
+def _process_list_value(name, parse_fn, var_type, m_dict, values, results_dictionary):
+    """Record "arr=[1,2,3]" as {"arr": [1, 2, 3]} in results_dictionary."""
+    if m_dict["index"] is not None:
+        raise ValueError("Assignment of a list to a list index. (%s[%s]=[...] in %s: assign "
+                         "one value to an index, or the whole list to %s)" %
+                         (name, m_dict["index"], values, name))
+    elements = [e for e in re.split("[ ,]", m_dict["vals"]) if e]
+    if name in results_dictionary:
+        _reuse_fail(name, values)
+    try:
+        results_dictionary[name] = [parse_fn(e) for e in elements]
+    except ValueError:
+        _parse_fail(name, var_type, m_dict["vals"], values)
+
+
+def _cast_to_type_if_compatible(name, param_type, value):
+    """`value` as `param_type`, or ValueError if the kinds differ (T2T's rules).
+
+    A str parameter takes only strings, a bool only bools (not 0/1), an int only integers
+    (not 2.0), a float any number; a NoneType parameter takes anything unchanged.
+
+        _cast_to_type_if_compatible("lr", float, 1)      # 1.0
+        _cast_to_type_if_compatible("n", int, 2.5)       # ValueError
+    """
+    fail_msg = ("Could not cast hparam '%s' of type '%s' from value %r (expected %s)" %
+                (name, param_type, value, _expected(param_type)))
+    if issubclass(param_type, type(None)):
+        return value
+    if issubclass(param_type, (str, bytes)) and not isinstance(value, (str, bytes)):
+        raise ValueError(fail_msg)
+    if issubclass(param_type, bool) != isinstance(value, bool):
+        raise ValueError(fail_msg)
+    if issubclass(param_type, numbers.Integral) and not isinstance(value, numbers.Integral):
+        raise ValueError(fail_msg)
+    if issubclass(param_type, numbers.Number) and not isinstance(value, numbers.Number):
+        raise ValueError(fail_msg)
+    return param_type(value)
+
+
+def _parse_bool(value):
+    if value in ("true", "True"):
+        return True
+    if value in ("false", "False"):
+        return False
+    return bool(int(value))  # "1" / "0" (any int, as T2T); anything else: ValueError
+
+
+def _infer_value(text):
+    """For an hparam whose value is None: an int, float, bool or the string itself."""
+    for cast in (int, float, _parse_bool):
         try:
             return cast(text)
         except ValueError:
             pass
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    if text in ("None", "none"):
-        return None
-    return _unquote(text)
-
-
-def _unquote(text: str) -> str:
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        return text[1:-1]
     return text
 
 
-def _cast(name: str, value, param_type):
-    """Cast `value` (a string from `parse`, or any Python value) to `param_type`."""
-    if param_type is None or value is None:
-        return _infer_value(value) if isinstance(value, str) and param_type is None else value
-    if param_type is bool:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.strip().lower() in _BOOL_STRINGS:
-            return _BOOL_STRINGS[value.strip().lower()]
-        if isinstance(value, numbers.Integral) and value in (0, 1):
-            return bool(value)
-        raise ValueError("hparam %r holds a bool; cannot set it to %r (use true or false)" %
-                         (name, value))
-    if param_type is str:
-        return _unquote(value) if isinstance(value, str) else str(value)
-    if param_type is int:
-        if isinstance(value, bool):
-            raise ValueError("hparam %r holds an int; cannot set it to %r (a bool)" % (name, value))
-        if isinstance(value, numbers.Integral):
-            return int(value)
-        if isinstance(value, str):
-            try:
-                return int(value.strip())
-            except ValueError:
-                pass
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        raise ValueError("hparam %r holds an int; cannot set it to %r (%s)" %
-                         (name, value, _type_name(type(_infer_value(value)) if isinstance(
-                             value, str) else type(value))))
-    if param_type is float:
-        if isinstance(value, bool):
-            raise ValueError("hparam %r holds a float; cannot set it to %r (a bool)" % (name, value))
-        if isinstance(value, numbers.Real):
-            return float(value)
-        if isinstance(value, str):
-            try:
-                return float(value.strip())
-            except ValueError:
-                pass
-        raise ValueError("hparam %r holds a float; cannot set it to %r" % (name, value))
-    if param_type is dict:
-        if isinstance(value, dict):
-            return value
-        raise ValueError("hparam %r holds a dict; set it from Python, not from a string" % name)
-    if isinstance(value, param_type):
-        return value
-    raise ValueError("hparam %r holds %s; cannot set it to %r" % (name, _type_name(param_type), value))
+def _parse_fn(var_type):
+    if var_type is bool:
+        return _parse_bool
+    if var_type is type(None):
+        return _infer_value  # T2T failed here with a TypeError
+    return var_type
+
+
+def closest_names(name, names, n=3):
+    """The known names most like `name` (edit distance, then shared prefix)."""
+    names = sorted(names)
+    close = difflib.get_close_matches(name, names, n=n, cutoff=0.6)
+    stem = name.split("_")[0]
+    close += [known for known in names if known.startswith(stem) and known not in close]
+    return close[:n]
+
+
+def _unknown_tail(name, names):
+    close = closest_names(name, names)
+    if close:
+        return "; closest names: %s" % ", ".join(close)
+    return "; no hparam has a similar name (%d names, e.g. %s)" % (
+        len(names), ", ".join(sorted(names)[:5]))
+
+
+def parse_values(values, type_map, ignore_unknown=False):
+    """Parse "name=value,..." into {name: value}, typed by `type_map` (name -> type).
+
+    A value is a scalar ("x=5"), a list in brackets ("L=[1,2]", elements split on commas or
+    spaces) or an indexed element ("arr[1]=3", returned as {index: value}); bools read
+    true/True/false/False or an int. Each name may be assigned once.
+
+        parse_values("x=5,L=[1,2],arr[1]=3", {"x": int, "L": int, "arr": int})
+        # {'x': 5, 'L': [1, 2], 'arr': {1: 3}}
+
+    Raises ValueError: a malformed string, an unknown name (unless `ignore_unknown`), a value
+    of the wrong type, a list assigned to an index, or a name assigned twice.
+    """
+    results_dictionary = {}
+    pos = 0
+    while pos < len(values):
+        m = PARAM_RE.match(values, pos)
+        if not m:
+            raise ValueError("Malformed hyperparameter value: %s (expected name=value pairs "
+                             "separated by commas, e.g. a=1,b=0.5,c=name,d=[1,2])" %
+                             values[pos:])
+        pos = m.end()
+        m_dict = m.groupdict()
+        name = m_dict["name"]
+        if name not in type_map:
+            if ignore_unknown:
+                continue
+            raise ValueError("Unknown hyperparameter type for %s%s" %
+                             (name, _unknown_tail(name, type_map)))
+        var_type = type_map[name]
+        parse = _parse_fn(var_type)
+        if m_dict["val"] is not None:
+            _process_scalar_value(name, parse, var_type, m_dict, values, results_dictionary)
+        elif m_dict["vals"] is not None:
+            _process_list_value(name, parse, var_type, m_dict, values, results_dictionary)
+        else:
+            _parse_fail(name, var_type, "", values)
+    return results_dictionary
+
+
+class UnknownHParamError(KeyError):
+    """`set_hparam` of a name the HParams does not have (a KeyError, as in T2T)."""
+
+    def __str__(self):
+        return self.args[0] if self.args else ""
 
 
 class HParams:
-    """Named hyperparameters with T2T's `HParams` API."""
+    """A set of named hyperparameters with types (T2T's `HParams`).
+
+        hp = HParams(learning_rate=0.1, num_hidden_units=100, activations=["relu", "tanh"])
+        hp.parse("learning_rate=0.3")
+        hp.learning_rate, "learning_rate" in hp, hp.get("missing", 7)     # 0.3, True, 7
+        hp.values()   # {'learning_rate': 0.3, 'num_hidden_units': 100, 'activations': [...]}
+    """
+
+    _HAS_DYNAMIC_ATTRIBUTES = True
 
     def __init__(self, model_structure=None, **kwargs):
-        # name -> (element type or None, is_list)
+        # name -> (type of the value, or of a list's elements; whether it is a list)
         object.__setattr__(self, "_hparam_types", {})
         object.__setattr__(self, "_model_structure", model_structure)
         for name, value in kwargs.items():
             self.add_hparam(name, value)
 
-    # -- adding and changing -------------------------------------------------
-    def add_hparam(self, name: str, value: Any) -> None:
-        """Add a new hparam; its type is fixed by `value`."""
-        if getattr(self, name, None) is not None or name in self._hparam_types:
-            raise ValueError("hparam %r already exists; use set_hparam to change it" % name)
-        if name.startswith("_") or hasattr(HParams, name):
-            raise ValueError("%r is not a valid hparam name (reserved)" % name)
-        self._hparam_types[name] = self._type_of(value)
-        object.__setattr__(self, name, value)
-
-    @staticmethod
-    def _type_of(value):
+    # -- adding, changing, removing ----------------------------------------------------
+    def add_hparam(self, name, value):
+        """Add hparam `name`; its type is fixed by `value` (a list: by its first element)."""
+        if getattr(self, name, None) is not None:
+            hint = ("an hparam of that name exists; change it with set_hparam" if
+                    name in self._hparam_types else "it is an HParams attribute")
+            raise ValueError("Hyperparameter name is reserved: %s (%s)" % (name, hint))
         if isinstance(value, (list, tuple)):
             if not value:
-                return (None, True)
-            return (type(value[0]) if value[0] is not None else None, True)
-        return (type(value) if value is not None else None, False)
-
-    def set_hparam(self, name: str, value: Any) -> None:
-        """Set an existing hparam, checking the type against the current one."""
-        if name not in self._hparam_types:
-            raise ValueError("unknown hparam %r; %s" % (name, self._closest_hint(name)))
-        param_type, is_list = self._hparam_types[name]
-        if is_list:
-            if not isinstance(value, (list, tuple)):
-                raise ValueError("hparam %r holds a list; cannot set it to %r (use [a,b])" %
-                                 (name, value))
-            value = [_cast(name, v, param_type) for v in value]
+                raise ValueError("Multi-valued hyperparameters cannot be empty: %s (give at "
+                                 "least one element; it fixes the elements' type)" % name)
+            self._hparam_types[name] = (type(value[0]), True)
         else:
-            if isinstance(value, (list, tuple)):
-                raise ValueError("hparam %r holds a single value; cannot set it to a list %r" %
-                                 (name, value))
-            value = _cast(name, value, param_type)
-            if param_type is None and value is not None:
-                self._hparam_types[name] = self._type_of(value)
+            self._hparam_types[name] = (type(value), False)
+        object.__setattr__(self, name, value)
+
+    def set_hparam(self, name, value):
+        """Set existing hparam `name`, checking `value` against its type (T2T's rules)."""
+        if name not in self._hparam_types:
+            raise UnknownHParamError("Unknown hyperparameter %s%s" % (
+                name, _unknown_tail(name, self._hparam_types)))
+        param_type, is_list = self._hparam_types[name]
+        if isinstance(value, list):
+            if not is_list:
+                raise ValueError("Must not pass a list for single-valued parameter: %s "
+                                 "(give one value, e.g. %s=%s)" % (name, name, value[0] if
+                                                                   value else "..."))
+            object.__setattr__(self, name, [
+                _cast_to_type_if_compatible(name, param_type, v) for v in value])
+            return
+        if is_list:
+            raise ValueError("Must pass a list for multi-valued parameter: %s. (write it in "
+                             "brackets, e.g. %s=[%s])" % (name, name, value))
+        value = _cast_to_type_if_compatible(name, param_type, value)
+        if param_type is type(None) and value is not None:
+            # t2t: a None-valued hparam takes the type of the first real value.
+            self._hparam_types[name] = (type(value), False)
         object.__setattr__(self, name, value)
 
     def __setattr__(self, name, value):
-        # Plain attribute assignment keeps T2T's loose semantics (hparams.x = y
-        # on an existing name changes it, on a new name adds it) so that model
-        # code ported from T2T keeps working.
-        if name in self._hparam_types:
-            self._hparam_types[name] = self._type_of(value)
-            object.__setattr__(self, name, value)
-        else:
+        # `hparams.x = y` (everywhere in T2T model code): changes an existing hparam, with its
+        # type following the new value, and adds a new one, so values() sees it.
+        if name not in self._hparam_types and not (isinstance(value, (list, tuple)) and
+                                                   not value):
             self.add_hparam(name, value)
+            return
+        old_type = self._hparam_types.get(name, (type(None), False))[0]
+        if isinstance(value, (list, tuple)):
+            self._hparam_types[name] = (type(value[0]) if value else old_type, True)
+        else:
+            self._hparam_types[name] = (type(value), False)
+        object.__setattr__(self, name, value)
 
-    def del_hparam(self, name: str) -> None:
-        if name in self._hparam_types:
+    def del_hparam(self, name):
+        """Remove hparam `name`; nothing happens if there is none."""
+        if hasattr(self, name):
             object.__delattr__(self, name)
-            del self._hparam_types[name]
+            self._hparam_types.pop(name, None)
 
-    def _closest_hint(self, name):
-        """"did you mean a, b, c?": the closest existing names (always some, if any exist).
+    # -- parsing --------------------------------------------------------------------------
+    def parse(self, values):
+        """Override hparams from "name=value,..." (see `parse_values`); returns self.
 
-        A command-line user cannot call add_hparam, so even a poor match is worth naming.
+        `arr[1]=3` sets one element of list hparam `arr` (T2T raised "Must pass a list").
         """
-        import difflib
-        names = list(self._hparam_types)
-        close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
-        if not close:
-            def similarity(other):
-                return difflib.SequenceMatcher(None, name, other).ratio()
-            close = sorted(names, key=lambda other: (-similarity(other), other))[:3]
-        if not close:
-            return "this HParams has no hparams yet"
-        return "did you mean %s?" % ", ".join(close)
+        type_map = {name: param_type for name, (param_type, _) in self._hparam_types.items()}
+        values_map = parse_values(values or "", type_map)
+        for name, value in values_map.items():
+            if isinstance(value, dict):
+                values_map[name] = self._with_indexed_values(name, value, values)
+        return self.override_from_dict(values_map)
 
-    # -- parsing ---------------------------------------------------------------
-    def parse(self, values: str) -> "HParams":
-        """Override from a string "a=1,b=0.5,c=name,d=[1,2]"; returns self."""
-        for name, value in self._parse_string(values).items():
-            self.set_hparam(name, value)
-        return self
+    def _with_indexed_values(self, name, assignments, values):
+        """The list hparam `name` with {index: value} applied."""
+        if not self._hparam_types[name][1]:
+            raise ValueError("Could not parse hparam '%s' in %s: it holds a single value, so "
+                             "%s[%d]=... has no element to set (write %s=...)" %
+                             (name, values, name, min(assignments), name))
+        current = list(getattr(self, name))
+        for index, value in sorted(assignments.items()):
+            if index >= len(current):
+                raise ValueError("Could not parse hparam '%s' in %s: index %d is out of range "
+                                 "for its %d elements (give the whole list, %s=[...])" %
+                                 (name, values, index, len(current), name))
+            current[index] = value
+        return current
 
-    def _parse_string(self, values: str) -> Dict[str, Any]:
-        result: Dict[str, Any] = {}
-        pos = 0
-        values = (values or "").strip()
-        while pos < len(values):
-            match = _PARAM_RE.match(values, pos)
-            if not match:
-                raise ValueError("malformed hparams string at %r; expected name=value pairs "
-                                 "separated by commas, e.g. 'a=1,b=0.5,c=name,d=[1,2]'" %
-                                 values[pos:])
-            pos = match.end()
-            name = match.group("name")
-            if name not in self._hparam_types:
-                raise ValueError("unknown hparam %r; %s" % (name, self._closest_hint(name)))
-            if match.group("index") is not None:
-                index = int(match.group("index"))
-                current = list(result.get(name, getattr(self, name) or []))
-                if not self._hparam_types[name][1]:
-                    raise ValueError("hparam %r is not a list; cannot index it" % name)
-                if index >= len(current):
-                    raise ValueError("hparam %r has %d elements; index %d is out of range" %
-                                     (name, len(current), index))
-                current[index] = match.group("val")
-                result[name] = current
-            elif match.group("vals") is not None:
-                text = match.group("vals").strip()
-                result[name] = [v.strip() for v in text.split(",")] if text else []
-                if not self._hparam_types[name][1]:
-                    raise ValueError("hparam %r holds a single value; got a list [%s]" %
-                                     (name, text))
-            else:
-                if name in result:
-                    raise ValueError("hparam %r is set twice in %r" % (name, values))
-                result[name] = match.group("val").strip()
-        return result
-
-    def override_from_dict(self, values_dict: Dict[str, Any]) -> "HParams":
+    def override_from_dict(self, values_dict):
+        """Set each name in `values_dict` with `set_hparam`; returns self."""
         for name, value in values_dict.items():
             self.set_hparam(name, value)
         return self
 
-    # -- reading ---------------------------------------------------------------
-    def values(self) -> Dict[str, Any]:
-        """A dict of every hparam name to its value."""
-        return {name: getattr(self, name) for name in self._hparam_types}
-
-    def get(self, key: str, default=None):
-        if key in self._hparam_types:
-            value = getattr(self, key)
-            if default is not None and value is not None:
-                # Checks the type as T2T did, so typos in callers show up.
-                param_type, is_list = self._hparam_types[key]
-                if not is_list and param_type is not None and not isinstance(
-                        default, (param_type, numbers.Number if param_type in (int, float)
-                                  else param_type)):
-                    raise ValueError("hparam %r holds %s; default %r has another type" %
-                                     (key, _type_name(param_type), default))
-            return value
-        return default
-
-    def __contains__(self, key) -> bool:
-        return key in self._hparam_types
-
-    def __iter__(self):
-        return iter(self.values().items())
-
-    def __repr__(self):
-        return "HParams(%s)" % ", ".join("%s=%r" % kv for kv in sorted(self.values().items()))
-
-    __str__ = __repr__
-
-    def __eq__(self, other):
-        return isinstance(other, HParams) and self.values() == other.values()
-
-    def copy(self) -> "HParams":
-        import copy
-        return copy.deepcopy(self)
+    set_from_map = override_from_dict  # the name TF's contrib HParams used
 
     def set_model_structure(self, model_structure):
         object.__setattr__(self, "_model_structure", model_structure)
@@ -273,19 +328,92 @@ class HParams:
     def get_model_structure(self):
         return self._model_structure
 
-    # -- JSON ------------------------------------------------------------------
-    def to_json(self, indent=None, separators=None, sort_keys=False) -> str:
+    # -- JSON ------------------------------------------------------------------------------
+    def to_json(self, indent=None, separators=None, sort_keys=False):
+        """The hparams as a JSON object; callables (e.g. per-feature functions) are left out."""
+        def remove_callables(x):
+            if isinstance(x, dict):
+                return {k: remove_callables(v) for k, v in x.items() if not callable(v)}
+            if isinstance(x, list):
+                return [remove_callables(i) for i in x if not callable(i)]
+            return x
+
         def default(value):
             if hasattr(value, "item"):  # numpy scalars
                 return value.item()
             return str(value)
-        return json.dumps(self.values(), indent=indent, separators=separators,
-                          sort_keys=sort_keys, default=default)
 
-    def parse_json(self, values_json: str) -> "HParams":
+        return json.dumps(remove_callables(self.values()), indent=indent,
+                          separators=separators, sort_keys=sort_keys, default=default)
+
+    def parse_json(self, values_json):
+        """Override hparams from a JSON object string; returns self."""
         return self.override_from_dict(json.loads(values_json))
+
+    # -- reading ---------------------------------------------------------------------------
+    def values(self):
+        """{name: value} of every hparam."""
+        return {name: getattr(self, name) for name in self._hparam_types}
+
+    def get(self, key, default=None):
+        """The value of `key`, or `default` when there is no such hparam.
+
+        A `default` of another kind than the hparam (a list for a scalar, a float for an
+        int, ...) raises ValueError, as in T2T, so a caller's typo shows up.
+        """
+        if key not in self._hparam_types:
+            return default
+        if default is not None:
+            param_type, is_param_list = self._hparam_types[key]
+            type_str = "list<%s>" % param_type if is_param_list else str(param_type)
+            fail_msg = "Hparam '%s' of type '%s' is incompatible with default=%s" % (
+                key, type_str, default)
+            if is_param_list != isinstance(default, list):
+                raise ValueError(fail_msg)
+            try:
+                for value in (default if is_param_list else [default]):
+                    _cast_to_type_if_compatible(key, param_type, value)
+            except ValueError as error:
+                raise ValueError("%s. %s" % (fail_msg, error)) from None
+        return getattr(self, key)
+
+    def __contains__(self, key):
+        return key in self._hparam_types
+
+    def __iter__(self):
+        return iter(self.values().items())
+
+    def __str__(self):
+        return str(sorted(self.values().items()))
+
+    def __repr__(self):
+        return "%s(%s)" % (type(self).__name__, self.__str__())
+
+    def __eq__(self, other):
+        return isinstance(other, HParams) and self.values() == other.values()
+
+    __hash__ = None
+
+    def copy(self):
+        return copy.deepcopy(self)
+
+    @staticmethod
+    def _get_kind_name(param_type, is_list):
+        """T2T's field name for a type: int -> "int64_value", [str] -> "bytes_list", ..."""
+        if issubclass(param_type, bool):
+            typename = "bool"
+        elif issubclass(param_type, int):
+            typename = "int64"
+        elif issubclass(param_type, (str, bytes)):
+            typename = "bytes"
+        elif issubclass(param_type, float):
+            typename = "float"
+        else:
+            raise ValueError("Unsupported parameter type: %s" % str(param_type))
+        return "_".join([typename, "list" if is_list else "value"])
 
 
 def hparams_from_json(values_json: str) -> HParams:
-    """A new HParams holding exactly the values in a JSON object."""
-    return HParams(**json.loads(values_json))
+    """A new HParams holding exactly the values of a JSON object."""
+    values: Dict[str, Any] = json.loads(values_json)
+    return HParams(**values)

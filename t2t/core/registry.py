@@ -19,6 +19,7 @@ The built-in problems and models are imported lazily on the first look-up, so
 `registry.problem(...)` works without importing every dataset module first.
 """
 import collections
+import inspect
 import difflib
 import re
 from typing import Any, Callable, Dict, List, Optional
@@ -55,6 +56,13 @@ class UnknownNameError(KeyError):
 
 
 class DuplicateNameError(KeyError):
+    def __str__(self):
+        return self.args[0] if self.args else ""
+
+
+class InvalidNameError(KeyError, ValueError):
+    """A name the registry refuses (T2T raised KeyError; a ValueError says what it is)."""
+
     def __str__(self):
         return self.args[0] if self.args else ""
 
@@ -110,8 +118,11 @@ class Registry:
             key = self.default_key(value)
         if key in self._registry:
             raise DuplicateNameError(
-                "%s: %r is already registered (by %s); choose another name" %
-                (self._name, key, _describe(self._registry[key])))
+                "key %s already registered in registry %s (by %s); choose another name" %
+                (key, self._name, _describe(self._registry[key])))
+        if not callable(value):
+            raise ValueError("value must be callable: %s %r is a %s; register a function or "
+                             "class" % (self._name, key, type(value).__name__))
         self.validate(key, value)
         self._registry[key] = value
         if self._on_set is not None:
@@ -144,7 +155,7 @@ class Registry:
         close = closest_names(str(key), self._registry.keys())
         hint = ("closest registered names: %s" % ", ".join(close)) if close else (
             "nothing similar is registered; see --registry_help")
-        return "%s: %r was never registered; %s" % (self._name, key, hint)
+        return "%s never registered with registry %s; %s" % (key, self._name, hint)
 
     def __contains__(self, key):
         if key not in self._registry:
@@ -196,7 +207,8 @@ def parse_problem_name(name: str) -> ProblemSpec:
         if name.endswith(suffix):
             base = parse_problem_name(name[:-len(suffix)])
             if getattr(base, field):
-                raise ValueError("problem name %r has the suffix %r twice" % (name, suffix))
+                raise ValueError("Invalid problem name %s: multiple '%s' instances (give the "
+                                 "suffix %r once)" % (name, suffix, suffix))
             return base._replace(**{field: True})
     return ProblemSpec(name, False, False)
 
@@ -204,7 +216,8 @@ def parse_problem_name(name: str) -> ProblemSpec:
 def get_problem_name(base_name: str, was_reversed: bool = False, was_copy: bool = False) -> str:
     """Inverse of `parse_problem_name`."""
     if any(base_name.endswith(s) for s in (_REV_SUFFIX, _COPY_SUFFIX)):
-        raise ValueError("base problem name %r may not end with _rev or _copy" % base_name)
+        raise ValueError("`base_name` cannot end in '_rev' or '_copy' (got %r; those suffixes "
+                         "are added by was_reversed and was_copy)" % base_name)
     name = base_name
     if was_copy:
         name += _COPY_SUFFIX
@@ -215,8 +228,8 @@ def get_problem_name(base_name: str, was_reversed: bool = False, was_copy: bool 
 
 def _problem_name_validator(key, value):
     if any(key.endswith(s) for s in (_REV_SUFFIX, _COPY_SUFFIX)):
-        raise ValueError("problem name %r may not end with _rev or _copy "
-                         "(those suffixes are applied at look-up)" % key)
+        raise InvalidNameError("Invalid problem name: cannot end in _rev or _copy (%r; those "
+                               "suffixes are applied at look-up)" % key)
 
 
 def _on_problem_set(key, value):
@@ -230,14 +243,13 @@ def _on_model_set(key, value):
 def _call_hparams_fn(key, value):
     hp = value()
     if hp is None:
-        raise TypeError("hparams set %r (%s) returned None; it must return an HParams" %
-                        (key, _describe(value)))
+        raise TypeError("HParams %s is None. Make sure the registered function returns the "
+                        "HParams object (%s returned None)" % (key, _describe(value)))
     return hp
 
 
-def _nargs_validator(nargs, kind):
-    import inspect
-
+def _nargs_validator(nargs, message):
+    """Registered functions must take exactly `nargs` positional arguments (no *args/**kw)."""
     def validator(key, value):
         try:
             params = inspect.signature(value).parameters
@@ -245,10 +257,13 @@ def _nargs_validator(nargs, kind):
             return
         positional = [p for p in params.values()
                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        if len(positional) != nargs and not any(
-                p.kind == p.VAR_POSITIONAL for p in params.values()):
-            raise ValueError("%s %r must take %d argument(s), takes %d" %
-                             (kind, key, nargs, len(positional)))
+        variadic = [p.name for p in params.values()
+                    if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        if len(positional) != nargs or variadic:
+            detail = "%r takes %d" % (key, len(positional))
+            if variadic:
+                detail += " and *%s" % ", *".join(variadic)
+            raise ValueError("%s (%s)" % (message, detail))
     return validator
 
 
@@ -262,8 +277,12 @@ class Registries:
     problems = Registry("problems", validator=_problem_name_validator, on_set=_on_problem_set)
     models = Registry("models", on_set=_on_model_set)
     hparams = Registry("hparams", validator=_hparams_validator, value_transformer=_call_hparams_fn)
-    ranged_hparams = Registry("ranged_hparams", validator=_nargs_validator(1, "ranged hparams"))
-    optimizers = Registry("optimizers", validator=_nargs_validator(2, "optimizer"))
+    ranged_hparams = Registry("ranged_hparams", validator=_nargs_validator(
+        1, "Registered ranged_hparams functions must take a single argument, the RangedHParams "
+        "object."))
+    optimizers = Registry("optimizers", validator=_nargs_validator(
+        2, "Registered optimizer functions must take exactly two arguments: learning_rate "
+        "(float) and hparams (HParams)."))
 
 
 # --- models -----------------------------------------------------------------
@@ -344,7 +363,8 @@ def problem(name, **kwargs):
     if spec.base_name not in Registries.problems:
         message = Registries.problems.unknown_message(spec.base_name)
         if spec.base_name != name:
-            message = message.replace(repr(spec.base_name), "%r (from %r)" % (spec.base_name, name))
+            message = message.replace(spec.base_name + " never", "%s (from %s) never" %
+                                      (spec.base_name, name), 1)
         raise UnknownNameError(message)
     cls = Registries.problems[spec.base_name]
     return cls(was_reversed=spec.was_reversed, was_copy=spec.was_copy, **kwargs)

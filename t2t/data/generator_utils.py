@@ -33,6 +33,8 @@ from t2t.core.download import (  # noqa: F401  (re-exported API)
     DownloadError, UnsafeArchiveError, gunzip_file, maybe_download,
     maybe_download_from_drive, maybe_extract, safe_extract_tar, safe_extract_zip)
 from t2t.core.progress import Progress
+from t2t.data.packing import (  # noqa: F401  (T2T exposed its packers here)
+    INDEX_DTYPE, SequenceDatasetPacker, _pack_with_custom_ops, pack_dataset)
 from t2t.encoders import text_encoder
 from t2t.data import shard_check
 

@@ -47,13 +47,24 @@ def padding_sentinel(dtype):
     return tf.constant(tf.as_dtype(dtype).min, dtype)
 
 
-def _first_fit_decreasing(sizes: np.ndarray, capacity: int) -> np.ndarray:
+def _capacities(capacity, num_dims: int) -> List[int]:
+    """[c] * K for an int, else the K per-feature capacities as ints."""
+    if isinstance(capacity, (int, np.integer)):
+        return [int(capacity)] * num_dims
+    capacities = [int(c) for c in capacity]
+    if len(capacities) != num_dims:
+        raise ValueError("packing: %d capacities for %d features" % (len(capacities), num_dims))
+    return capacities
+
+
+def _first_fit_decreasing(sizes: np.ndarray, capacity) -> np.ndarray:
     """Row index for each example, by first-fit-decreasing over K dimensions.
 
     Args:
       sizes: int array [N, K], the length of each example in each packed feature,
         already clipped to `capacity`; every row has at least one nonzero entry.
-      capacity: tokens per row in each feature.
+      capacity: tokens per row in each feature: an int, or K ints (one per feature;
+        examples are then ordered by their largest fraction of a feature's capacity).
 
     Returns:
       int64 array [N] of row numbers in creation order (0, 1, ...).
@@ -63,8 +74,13 @@ def _first_fit_decreasing(sizes: np.ndarray, capacity: int) -> np.ndarray:
     beside it (3+5 <= 8 and 6+2 <= 8), example 2 no longer fits and opens row 1.
     """
     num_examples, num_dims = sizes.shape
+    capacities = _capacities(capacity, num_dims)
     rows = np.empty(num_examples, np.int64)
-    order = np.argsort(-sizes.max(axis=1), kind="stable")
+    if len(set(capacities)) <= 1:
+        order = np.argsort(-sizes.max(axis=1), kind="stable")
+    else:
+        order = np.argsort(-(sizes / np.asarray(capacities, np.float64)).max(axis=1),
+                           kind="stable")
     # A row whose room in some feature is below the smallest size left in that feature
     # can take nothing more: it is closed so later scans skip it.
     smallest = sizes.min(axis=0).tolist()
@@ -80,7 +96,7 @@ def _first_fit_decreasing(sizes: np.ndarray, capacity: int) -> np.ndarray:
             else:
                 slot = len(room)
                 room_ids.append(num_rows)
-                room.append(capacity)
+                room.append(capacities[0])
                 num_rows += 1
             rows[index] = room_ids[slot]
             room[slot] -= size
@@ -100,8 +116,8 @@ def _first_fit_decreasing(sizes: np.ndarray, capacity: int) -> np.ndarray:
             else:
                 slot = len(room_a)
                 room_ids.append(num_rows)
-                room_a.append(capacity)
-                room_b.append(capacity)
+                room_a.append(capacities[0])
+                room_b.append(capacities[1])
                 num_rows += 1
             rows[index] = room_ids[slot]
             room_a[slot] -= size_a
@@ -119,7 +135,7 @@ def _first_fit_decreasing(sizes: np.ndarray, capacity: int) -> np.ndarray:
         else:
             slot = len(rooms)
             room_ids.append(num_rows)
-            rooms.append([capacity] * num_dims)
+            rooms.append(list(capacities))
             num_rows += 1
         rows[index] = room_ids[slot]
         rooms[slot] = [r - s for r, s in zip(rooms[slot], size)]
@@ -128,13 +144,13 @@ def _first_fit_decreasing(sizes: np.ndarray, capacity: int) -> np.ndarray:
     return rows
 
 
-def packing_plan(lengths: np.ndarray, length: int):
+def packing_plan(lengths: np.ndarray, length):
     """Where each example of a window goes: row, segment id and offsets.
 
     Args:
       lengths: int array [N, K], example lengths per packed feature (may exceed `length`:
         they are truncated).
-      length: row length.
+      length: row length: an int, or K ints (one per feature).
 
     Returns:
       (row [N], segment [N], offsets [N, K], num_rows) as int64 numpy values. `row` is -1
@@ -144,8 +160,10 @@ def packing_plan(lengths: np.ndarray, length: int):
     Example: lengths [[3, 2], [2, 4]] and length 8 -> row [0, 0], segment [1, 2],
     offsets [[0, 0], [3, 2]], num_rows 1.
     """
-    lengths = np.minimum(np.asarray(lengths, np.int64), length)
+    lengths = np.asarray(lengths, np.int64)
     num_examples, num_dims = lengths.shape
+    if num_dims:
+        lengths = np.minimum(lengths, np.asarray(_capacities(length, num_dims), np.int64))
     row = np.full(num_examples, -1, np.int64)
     segment = np.zeros(num_examples, np.int64)
     offsets = np.zeros((num_examples, num_dims), np.int64)
@@ -174,25 +192,28 @@ def packing_plan(lengths: np.ndarray, length: int):
     return row, segment, offsets, np.int64(num_rows)
 
 
-def pack_rows(lengths: np.ndarray, values: Sequence[np.ndarray], length: int):
+def pack_rows(lengths: np.ndarray, values: Sequence[np.ndarray], length):
     """Packs a window of examples into rows, in NumPy.
 
     Args:
       lengths: int array [N, K], each example's length per feature.
       values: K arrays [N, M_k]; example i's tokens of feature k are values[k][i, :len].
-      length: row length.
+      length: row length: an int, or K ints (one per feature).
 
     Returns:
-      A list of 3K arrays [R, length]: for each feature its tokens, segment ids (int64)
+      A list of 3K arrays [R, length_k]: for each feature its tokens, segment ids (int64)
       and positions (int64).
 
     Example: lengths [[2], [1]], values [[[7, 8], [9, 0]]], length 4 ->
       [[[7, 8, 9, 0]], [[1, 1, 2, 0]], [[0, 1, 0, 0]]].
     """
-    lengths = np.minimum(np.asarray(lengths, np.int64), length)
-    row, segment, offsets, num_rows = packing_plan(lengths, length)
+    lengths = np.asarray(lengths, np.int64)
+    capacities = _capacities(length, lengths.shape[1])
+    lengths = np.minimum(lengths, np.asarray(capacities, np.int64))
+    row, segment, offsets, num_rows = packing_plan(lengths, capacities)
     packed = []
     for column, feature in enumerate(values):
+        length = capacities[column]
         sizes = lengths[:, column]
         # One entry per kept token: its example and its position in the example.
         example = np.repeat(np.arange(sizes.size), sizes)
@@ -299,3 +320,82 @@ def pack_dataset(dataset: tf.data.Dataset, length: int, keys: Optional[Sequence[
     dataset = dataset.map(lambda window: _pack_window(window, keys, length),
                           num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
     return dataset.unbatch()
+
+
+# ---------------------------------------------------------------------------------------
+# T2T 1.15.7's other packing names (exposed from generator_utils), over pack_dataset.
+INDEX_DTYPE = tf.int32
+
+
+def _pack_with_custom_ops(dataset, keys, length):
+    """T2T's fast path (a C++ op there); here the same first-fit-decreasing `pack_dataset`."""
+    return pack_dataset(dataset, length, keys=keys)
+
+
+def _chop(dataset, key, length):
+    """Split every `key` sequence longer than `length` into pieces of at most `length`."""
+    def pieces(example):
+        tokens = example[key]
+        size = tf.size(tokens)
+        count = tf.maximum((size + length - 1) // length, 1)
+        padded = tf.pad(tokens, [[0, count * length - size]])
+        lengths = tf.minimum(length, size - tf.range(count) * length)
+        rows = tf.RaggedTensor.from_tensor(tf.reshape(padded, [count, length]), lengths=lengths)
+        return tf.data.Dataset.from_tensor_slices({key: rows})
+
+    return dataset.flat_map(pieces).map(lambda example: {key: example[key]})
+
+
+class SequenceDatasetPacker:
+    """T2T's packer object: `SequenceDatasetPacker(packed_length)(dataset, keys=...)`.
+
+    A dataset of dicts comes back packed as `pack_dataset` packs it ({k, k_segmentation,
+    k_position}); a dataset of tuples of 1-D tensors comes back as T2T gave it:
+    {"contents": [packed_length, n], "segment": [...], "position": [...]}.
+
+        packer = SequenceDatasetPacker(packed_length=8)
+        packer(tf.data.Dataset.from_tensor_slices(...), keys=["targets"])
+
+    `window_size` and `cycle_length` (T2T's parallelism knobs) are accepted; the packing
+    is deterministic whatever they are. `spacing` must be 0 (t2t packs segments side by
+    side; segment ids keep them apart). With `chop_long_sequences` (one sequence per
+    example only, as in T2T) a sequence longer than `packed_length` is split into pieces
+    instead of truncated.
+    """
+
+    def __init__(self, packed_length=256, spacing=0, queue_size=10, chop_long_sequences=False):
+        if spacing:
+            raise ValueError("SequenceDatasetPacker: spacing=%r is not supported; use 0 "
+                             "(segment ids already keep packed examples apart)" % (spacing,))
+        self._packed_length = int(packed_length)
+        self._queue_size = queue_size
+        self._chop_long_sequences = chop_long_sequences
+
+    def __call__(self, dataset, window_size=None, cycle_length=None, keys=None,
+                 deterministic=True):
+        del cycle_length, deterministic, window_size  # always deterministic here
+        spec = dataset.element_spec
+        as_tuple = not isinstance(spec, dict)
+        if as_tuple:
+            specs = spec if isinstance(spec, tuple) else (spec,)
+            names = ["sequence_%d" % i for i in range(len(specs))]
+            dataset = dataset.map(lambda *values: dict(zip(names, values)))
+            keys = names
+        keys = list(keys or sorted(dataset.element_spec))
+        if self._chop_long_sequences:
+            if len(keys) != 1:
+                raise ValueError("SequenceDatasetPacker: chop_long_sequences needs exactly one "
+                                 "sequence per example, got %d (%s)" % (len(keys), keys))
+            dataset = _chop(dataset, keys[0], self._packed_length)
+        packed = pack_dataset(dataset, self._packed_length, keys=keys)
+        if not as_tuple:
+            return packed
+
+        def to_contents(example):
+            def stack(suffix):
+                return tf.stack([tf.cast(example[k + suffix], INDEX_DTYPE if suffix else
+                                         example[k].dtype) for k in keys], axis=1)
+            return {"contents": stack(""), "segment": stack("_segmentation"),
+                    "position": stack("_position")}
+
+        return packed.map(to_contents)

@@ -78,7 +78,7 @@ def resolve_problem_names(problem, exclude_problems="") -> List[str]:
         resolve_problem_names("algorithmic_reverse_binary40,algorithmic_identity_binary40_rev")
         # ['algorithmic_reverse_binary40', 'algorithmic_identity_binary40_rev']
         resolve_problem_names("algorithmic_revers_binary40")
-        # UnknownNameError: problems: 'algorithmic_revers_binary40' was never registered;
+        # UnknownNameError: algorithmic_revers_binary40 never registered with registry problems;
         #   closest registered names: algorithmic_reverse_binary40, ...
 
     Raises:

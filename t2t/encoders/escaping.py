@@ -18,6 +18,13 @@ LINE_BREAKS = {"\n", "\r"}
 UNDEFINED_CHAR = "\u3013"  # GETA MARK: what an escape of an impossible code point decodes to
 
 
+class UnencodableTextError(AssertionError, ValueError):
+    """Text that a subword vocabulary cannot encode, even escaped character by character.
+
+    An AssertionError (as T2T raised once) and a ValueError (as T2T 1.15.7 raises).
+    """
+
+
 def is_unicode(s):
     return isinstance(s, str)
 

@@ -85,12 +85,13 @@ class BuildPlan:
     segment starts are [4, 3, 4].
     """
 
-    def __init__(self, token_counts, reserved_tokens, max_subtoken_length):
+    def __init__(self, token_counts, reserved_tokens, max_subtoken_length,
+                 escape_chars=escaping.ESCAPE_CHARS):
         self.reserved = reserved = [escaping.native_to_unicode(t) for t in reserved_tokens]
         alphabet = set("".join(itertools.chain(token_counts, reserved)))
         # A vocab file cannot hold "\n" or "\r" (T2T's loader splits at one and drops the
         # other), so they stay out of the alphabet and are always escaped.
-        self.alphabet = (alphabet - escaping.LINE_BREAKS) | escaping.ESCAPE_CHARS
+        self.alphabet = (alphabet - escaping.LINE_BREAKS) | set(escape_chars)
         self.escaped_reserved = [escaping.escape_token(t, self.alphabet) for t in reserved]
         escaped_counts = {escaping.escape_token(token, self.alphabet): count
                           for token, count in token_counts.items()}
@@ -188,7 +189,11 @@ class BuildPlan:
                     group[:, 0] - (np.cumsum(sizes) - sizes), sizes)
                 ends[covered] = group[0, 2]
         if size and not ends.min():
-            raise RuntimeError("a character has no subtoken: the alphabet is incomplete")
+            missing = sorted({keys[i][0] for i in np.flatnonzero(ends == 0)})
+            raise escaping.UnencodableTextError(
+                "Token substring not found in subtoken vocabulary: escaped tokens hold %s, "
+                "outside the alphabet; the escape characters %s must all be in it" % (
+                    ", ".join(repr(c) for c in missing), "".join(sorted(escaping.ESCAPE_CHARS))))
         return ends
 
     def _add_span_rows(self, rows):

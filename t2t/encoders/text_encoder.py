@@ -26,7 +26,8 @@ from t2t.core import atomic_files
 from t2t.encoders import subword_build, tokenizer
 from t2t.encoders.escaping import (  # noqa: F401  (T2T's names, public and private)
     ESCAPE_CHARS as _ESCAPE_CHARS, LINE_BREAKS as _LINE_BREAKS, UNDEFINED_CHAR as _UNDEFINED_CHAR,
-    UNESCAPE_REGEX as _UNESCAPE_REGEX, escape_token as _escape_token, is_unicode, native_to_unicode,
+    UNESCAPE_REGEX as _UNESCAPE_REGEX, UnencodableTextError, escape_token as _escape_token,
+    is_unicode, native_to_unicode,
     to_unicode, to_unicode_ignore_errors, to_unicode_utf8, unescape_token as _unescape_token,
     unicode_to_native)
 from t2t.core.progress import Progress
@@ -311,6 +312,10 @@ def _longest_match(prefixes, text, start):
     return best
 
 
+# The characters of the escape scheme itself (whatever `_ESCAPE_CHARS` says the alphabet holds).
+_ESCAPE_STRUCTURE = frozenset("\\_u;0123456789")
+
+
 def _check_reserved_tokens(reserved_tokens):
     if reserved_tokens is None:
         return RESERVED_TOKENS
@@ -415,22 +420,52 @@ class SubwordTextEncoder(TextEncoder):
         prefixes = self._prefixes
         ret = []
         start = 0
+        original = escaped_token
         while start < len(escaped_token):
             end = _longest_match(prefixes, escaped_token, start)
             if end == start:
-                escaped_token = self._escape_unencodable(escaped_token, start)
+                escaped_token = self._escape_unencodable(escaped_token, start, original)
                 continue
             ret.append(escaped_token[start:end])
             start = end
         return ret
 
-    def _escape_unencodable(self, escaped_token, position):
+    def _escape_unencodable(self, escaped_token, position, original):
+        """`escaped_token` with the character at `position` written as "\\<code point>;".
+
+        Every character of that escape must itself be a subtoken, so the greedy split
+        consumes it and always moves on; otherwise the text cannot be encoded at all and
+        `UnencodableTextError` says which character (T2T 1.15.7 looped forever here with
+        some vocabularies).
+        """
         char = escaped_token[position]
-        if char in _ESCAPE_CHARS:
-            raise ValueError("subword vocab %s has no subtoken %r, which escaping needs: "
-                             "rebuild the vocab with SubwordTextEncoder.build_from_generator"
-                             % (self.filename or "(in memory)", char))
-        return "%s\\%d;%s" % (escaped_token[:position], ord(char), escaped_token[position + 1:])
+        escape = "\\%d;" % ord(char)
+        # "\\", ";", the digits, "u" and "_" may belong to an escape already in the token;
+        # writing them as escapes would change what it decodes to.
+        if char in _ESCAPE_STRUCTURE or any(c not in self._subtoken_string_to_id
+                                            for c in escape):
+            raise UnencodableTextError(self._unencodable_message(original))
+        return escaped_token[:position] + escape + escaped_token[position + 1:]
+
+    def _unencodable_message(self, escaped_token):
+        token = _unescape_token(escaped_token)
+        subtokens = self._subtoken_string_to_id
+        detail = "a character of it"
+        for char in token:
+            spelled = _escape_token(char, self._alphabet)[:-1]
+            if char in self._alphabet and spelled in subtokens:
+                continue
+            if char in self._alphabet and char not in _ESCAPE_STRUCTURE:
+                spelled = "\\%d;" % ord(char)
+            missing = sorted({c for c in spelled if c not in subtokens})
+            if missing:
+                detail = "%r (U+%04X), as %r needs %s" % (
+                    char, ord(char), spelled, ", ".join(repr(c) for c in missing))
+                break
+        return ("Token substring '%s' not found in subtoken vocabulary: subword vocab %s "
+                "cannot encode %s, which the vocabulary lacks; rebuild it with "
+                "SubwordTextEncoder.build_from_generator (its alphabet then holds \\, _, u, "
+                "; and the digits)" % (escaped_token, self.filename or "(in memory)", detail))
 
     def _escaped_token_to_subtoken_ids(self, escaped_token):
         return [self._subtoken_string_to_id[subtoken]
@@ -471,7 +506,8 @@ class SubwordTextEncoder(TextEncoder):
         if target_size < 1:
             raise ValueError("Target size must be positive.")
         reserved_tokens = _check_reserved_tokens(reserved_tokens)
-        plan = subword_build.BuildPlan(token_counts, reserved_tokens, max_subtoken_length)
+        plan = subword_build.BuildPlan(token_counts, reserved_tokens, max_subtoken_length,
+                                       escape_chars=_ESCAPE_CHARS)
         progress = Progress("subword vocab (target %d)" % target_size, unit="builds")
 
         def build(min_count):
@@ -518,7 +554,8 @@ class SubwordTextEncoder(TextEncoder):
         min_count, so a few MB of text build in seconds.
         """
         reserved_tokens = _check_reserved_tokens(reserved_tokens)
-        plan = subword_build.BuildPlan(token_counts, reserved_tokens, max_subtoken_length)
+        plan = subword_build.BuildPlan(token_counts, reserved_tokens, max_subtoken_length,
+                                       escape_chars=_ESCAPE_CHARS)
         self._build_from_plan(plan, min_count, num_iterations)
 
     def _build_from_plan(self, plan, min_count, num_iterations):

@@ -21,12 +21,11 @@ import math
 import tensorflow as tf
 
 from t2t.layers import common_layers
+from t2t.layers.attention_config import (  # noqa: F401  (SUPPORTED_ATTENTION_TYPES: T2T's name)
+    SUPPORTED_ATTENTION_TYPES, MultiheadAttentionConfig)
 from t2t.layers.shape_utils import cast_like, shape_list, to_float
 
 _v1 = tf.compat.v1
-
-SUPPORTED_ATTENTION_TYPES = ("dot_product", "dot_product_relative")
-
 
 def large_compatible_negative(tensor_type):
     """-1e9, or the most negative float16 for float16 (where -1e9 would overflow)."""
@@ -450,25 +449,8 @@ def _update_cache(cache, key, new, decode_loop_step):
     return cache[key]
 
 
-def _check_multihead_args(total_key_depth, total_value_depth, num_heads, attention_type,
-                          cache, bias, layer_collection, recurrent_memory, max_area_width,
-                          max_area_height):
-    if total_key_depth % num_heads != 0:
-        raise ValueError("key depth (%d) must be divisible by the number of attention heads "
-                         "(%d)" % (total_key_depth, num_heads))
-    if total_value_depth % num_heads != 0:
-        raise ValueError("value depth (%d) must be divisible by the number of attention "
-                         "heads (%d)" % (total_value_depth, num_heads))
-    if not callable(attention_type) and attention_type not in SUPPORTED_ATTENTION_TYPES:
-        raise ValueError("attention_type %r is not supported in t2t; use one of %s or a "
-                         "callable" % (attention_type, ", ".join(SUPPORTED_ATTENTION_TYPES)))
-    if cache is not None:
-        if callable(attention_type):
-            raise ValueError("a cache (fast decoding) needs attention_type 'dot_product' or "
-                             "'dot_product_relative', not a callable")
-        if bias is None:
-            raise ValueError("multihead_attention with a cache needs a bias (e.g. the "
-                             "causal bias sliced to the current step)")
+def _check_unsupported_multihead_args(layer_collection, recurrent_memory, max_area_width,
+                                      max_area_height):
     if layer_collection is not None:
         raise ValueError("multihead_attention: layer_collection (K-FAC) is not supported "
                          "in t2t; pass None")
@@ -493,87 +475,136 @@ def multihead_attention(query_antecedent, memory_antecedent, bias, total_key_dep
                         hard_attention_k=0, gumbel_noise_weight=0.0, max_area_width=1,
                         max_area_height=1, memory_height=1, area_key_mode="mean",
                         area_value_mode="sum", training=True, **kwargs):
-    """Multi-head attention with input and output projections.
+    """Multi-head attention with input and output projections (T2T's signature).
+
+    The settings become a `MultiheadAttentionConfig` (validated there) and
+    `multihead_attention_with_config` does the work; code that calls a layer many times
+    builds the config once and calls that directly.
 
     Args:
       query_antecedent: [batch, length_q, channels].
       memory_antecedent: [batch, length_m, channels], or None for self-attention.
       bias: broadcastable to [batch, heads, length_q, length_m] (0 = attend, -1e9 = not).
-      total_key_depth, total_value_depth: q/k and v depths, divisible by num_heads.
-      output_depth: channels of the result.
-      attention_type: "dot_product", "dot_product_relative" (needs max_relative_position)
-        or a callable f(q, k, v, **kwargs) on per-head tensors.
-      cache: for step-by-step decoding. Self-attention: {"k", "v"} of shape
-        [batch, heads, steps_so_far, depth/heads]; the new positions' keys and values are
-        appended (and stored back in the dict). Encoder-decoder attention: {"k_encdec",
-        "v_encdec"} (already split into heads) replace the memory projections.
-      vars_3d: keep q/k/v/output kernels as 3-D variables (see compute_attention_component).
+      cache: for step-by-step decoding (see `multihead_attention_with_config`).
       decode_loop_step (kwarg): with a fixed-size cache, the position to write.
+      activation_dtype, weight_dtype (kwargs): mixed-precision settings.
       block_length, block_width, gap_size, num_memory_blocks, heads_share_relative_embedding,
       add_relative_to_values, chunk_number, memory_height, area_*_mode, training: accepted
       for T2T compatibility; they only matter for attention types t2t does not implement.
+      The other arguments are the fields of `MultiheadAttentionConfig`.
 
     Returns:
       [batch, length_q, output_depth].
 
         y = multihead_attention(x, None, attention_bias_lower_triangle(6), 16, 16, 16, 4, 0.0)
     """
-    _check_multihead_args(total_key_depth, total_value_depth, num_heads, attention_type,
-                          cache, bias, layer_collection, recurrent_memory, max_area_width,
-                          max_area_height)
-    vars_3d_num_heads = num_heads if vars_3d else 0
-    with _v1.variable_scope(name, default_name="multihead_attention",
+    del (heads_share_relative_embedding, add_relative_to_values, block_length, block_width,
+         gap_size, num_memory_blocks, chunk_number, memory_height, area_key_mode,
+         area_value_mode, training)
+    _check_unsupported_multihead_args(layer_collection, recurrent_memory, max_area_width,
+                                      max_area_height)
+    decode_loop_step = kwargs.pop("decode_loop_step", None)
+    kwargs.pop("max_length", None)  # T2T's Transformer passed it; only area attention used it
+    config = MultiheadAttentionConfig(
+        total_key_depth=total_key_depth, total_value_depth=total_value_depth,
+        output_depth=output_depth, num_heads=num_heads, dropout_rate=dropout_rate,
+        attention_type=attention_type, max_relative_position=max_relative_position,
+        q_filter_width=q_filter_width, kv_filter_width=kv_filter_width, q_padding=q_padding,
+        kv_padding=kv_padding, image_shapes=image_shapes,
+        make_image_summary=make_image_summary,
+        dropout_broadcast_dims=dropout_broadcast_dims or None, vars_3d=vars_3d,
+        hard_attention_k=hard_attention_k, gumbel_noise_weight=gumbel_noise_weight,
+        activation_dtype=kwargs.pop("activation_dtype", None) or "float32",
+        weight_dtype=kwargs.pop("weight_dtype", None) or "float32", name=name)
+    return multihead_attention_with_config(
+        query_antecedent, memory_antecedent, bias, config, cache=cache,
+        save_weights_to=save_weights_to, decode_loop_step=decode_loop_step, **kwargs)
+
+
+def multihead_attention_with_config(query_antecedent, memory_antecedent, bias, config,
+                                    cache=None, save_weights_to=None, decode_loop_step=None,
+                                    **attention_kwargs):
+    """Multi-head attention of one layer described by `config` (a MultiheadAttentionConfig).
+
+    Args:
+      query_antecedent: [batch, length_q, channels].
+      memory_antecedent: [batch, length_m, channels], or None for self-attention.
+      bias: broadcastable to [batch, heads, length_q, length_m] (0 = attend, -1e9 = not).
+      config: the layer's settings.
+      cache: for step-by-step decoding. Self-attention: {"k", "v"} of shape
+        [batch, heads, steps_so_far, depth/heads]; the new positions' keys and values are
+        appended (and stored back in the dict). Encoder-decoder attention: {"k_encdec",
+        "v_encdec"} (already split into heads) replace the memory projections.
+      save_weights_to: a dict that receives the attention weights by scope name.
+      decode_loop_step: with a fixed-size cache, the position to write.
+      **attention_kwargs: passed to a callable `config.attention_type`.
+
+    Returns:
+      [batch, length_q, output_depth].
+    """
+    num_heads = config.num_heads
+    if cache is not None:
+        if callable(config.attention_type):
+            raise ValueError("a cache (fast decoding) needs attention_type 'dot_product' or "
+                             "'dot_product_relative', not a callable")
+        if bias is None:
+            raise ValueError("multihead_attention with a cache needs a bias (e.g. the "
+                             "causal bias sliced to the current step)")
+    vars_3d_num_heads = num_heads if config.vars_3d else 0
+    with _v1.variable_scope(config.name, default_name="multihead_attention",
                             values=[query_antecedent, memory_antecedent]):
         if cache is None or memory_antecedent is None:
-            q, k, v = compute_qkv(query_antecedent, memory_antecedent, total_key_depth,
-                                  total_value_depth, q_filter_width, kv_filter_width,
-                                  q_padding, kv_padding, vars_3d_num_heads=vars_3d_num_heads)
+            q, k, v = compute_qkv(query_antecedent, memory_antecedent, config.total_key_depth,
+                                  config.total_value_depth, config.q_filter_width,
+                                  config.kv_filter_width, config.q_padding, config.kv_padding,
+                                  vars_3d_num_heads=vars_3d_num_heads)
         if cache is not None:
             if memory_antecedent is not None:
                 # Encoder-decoder attention: memory keys/values were computed once.
-                q = compute_attention_component(query_antecedent, total_key_depth,
-                                                q_filter_width, q_padding, "q",
+                q = compute_attention_component(query_antecedent, config.total_key_depth,
+                                                config.q_filter_width, config.q_padding, "q",
                                                 vars_3d_num_heads=vars_3d_num_heads)
                 k = cache["k_encdec"]
                 v = cache["v_encdec"]
             else:
-                decode_loop_step = kwargs.get("decode_loop_step")
                 k = _update_cache(cache, "k", split_heads(k, num_heads), decode_loop_step)
                 v = _update_cache(cache, "v", split_heads(v, num_heads), decode_loop_step)
         q = split_heads(q, num_heads)
         if cache is None:
             k = split_heads(k, num_heads)
             v = split_heads(v, num_heads)
-        key_depth_per_head = total_key_depth // num_heads
-        if not vars_3d:
-            q *= key_depth_per_head ** -0.5
+        if not config.vars_3d:
+            q *= config.key_depth_per_head ** -0.5
 
-        if callable(attention_type):
-            x = attention_type(q, k, v, **kwargs)
+        if callable(config.attention_type):
+            x = config.attention_type(q, k, v, **attention_kwargs)
             if isinstance(x, tuple):  # (output, extra) as in T2T
                 x = x[0]
-        elif attention_type == "dot_product":
+        elif config.attention_type == "dot_product":
             x = dot_product_attention(
-                q, k, v, bias, dropout_rate, image_shapes, save_weights_to=save_weights_to,
-                make_image_summary=make_image_summary,
-                dropout_broadcast_dims=dropout_broadcast_dims,
-                activation_dtype=kwargs.get("activation_dtype"),
-                weight_dtype=kwargs.get("weight_dtype"), hard_attention_k=hard_attention_k,
-                gumbel_noise_weight=gumbel_noise_weight)
+                q, k, v, bias, config.dropout_rate, config.image_shapes,
+                save_weights_to=save_weights_to, make_image_summary=config.make_image_summary,
+                dropout_broadcast_dims=config.dropout_broadcast_dims,
+                activation_dtype=config.activation_dtype, weight_dtype=config.weight_dtype,
+                hard_attention_k=config.hard_attention_k,
+                gumbel_noise_weight=config.gumbel_noise_weight)
         else:  # "dot_product_relative"
             x = dot_product_attention_relative(
-                q, k, v, bias, max_relative_position, dropout_rate, image_shapes,
-                save_weights_to=save_weights_to, make_image_summary=make_image_summary,
-                cache=cache is not None, allow_memory=recurrent_memory is not None,
-                hard_attention_k=hard_attention_k, gumbel_noise_weight=gumbel_noise_weight)
+                q, k, v, bias, config.max_relative_position, config.dropout_rate,
+                config.image_shapes, save_weights_to=save_weights_to,
+                make_image_summary=config.make_image_summary, cache=cache is not None,
+                allow_memory=False, hard_attention_k=config.hard_attention_k,
+                gumbel_noise_weight=config.gumbel_noise_weight)
         x = combine_heads(x)
-        x.set_shape(x.shape.as_list()[:-1] + [total_value_depth])
+        x.set_shape(x.shape.as_list()[:-1] + [config.total_value_depth])
 
-        if vars_3d:
-            o_var = _v1.get_variable("o", [num_heads, total_value_depth // num_heads,
-                                           output_depth])
-            o_var = tf.reshape(cast_like(o_var, x), [total_value_depth, output_depth])
+        if config.vars_3d:
+            o_var = _v1.get_variable("o", [num_heads, config.total_value_depth // num_heads,
+                                           config.output_depth])
+            o_var = tf.reshape(cast_like(o_var, x), [config.total_value_depth,
+                                                     config.output_depth])
             x = tf.tensordot(x, o_var, axes=1)
         else:
-            x = common_layers.dense(x, output_depth, use_bias=False, name="output_transform")
+            x = common_layers.dense(x, config.output_depth, use_bias=False,
+                                    name="output_transform")
         return x

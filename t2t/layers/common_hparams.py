@@ -99,6 +99,10 @@ def basic_params1():
         length_bucket_step=1.1,
         eval_drop_long_sequences=False,
         eval_run_autoregressive=False,
+        # t2t: how token-counted batches are cut. "buckets": T2T's length buckets
+        # (batching_scheme), the very batches group_by_window made; "sorted": length-sorted
+        # windows cut into batch_size-token batches (fairseq style, less padding).
+        token_batching="buckets",
         # Embedding sharing.
         shared_embedding_and_softmax_weights=False,
         shared_embedding=False,

@@ -16,12 +16,10 @@ Losses and token weights live in `t2t.layers.losses` and shape helpers in
 import numpy as np
 import tensorflow as tf
 
-from t2t.layers.losses import (  # noqa: F401  (re-exported T2T names)
-    pad_to_same_length, pad_with_zeros, padded_cross_entropy,
+from t2t.layers.losses import (pad_to_same_length, pad_with_zeros, padded_cross_entropy,
     smoothing_cross_entropy, weights_all, weights_concatenated, weights_nonzero,
     weights_prepend_inputs_to_targets)
-from t2t.layers.shape_utils import (  # noqa: F401  (re-exported T2T names)
-    cast_like, expand_squeeze_to_nd, flatten4d3d, list_product,
+from t2t.layers.shape_utils import (cast_like, expand_squeeze_to_nd, flatten4d3d, list_product,
     reshape_like, shape_list, to_float)
 
 _v1 = tf.compat.v1
@@ -547,7 +545,11 @@ def convert_gradient_to_tensor(x):
 
     The gradient of a gather is sparse; densifying it once here (as T2T did) avoids
     repeated sparse aggregation when an embedding matrix is read by several gathers.
+    Inside a tf.function `x` is returned as is: a SavedModel cannot carry this custom
+    gradient (its saved form rejects the IndexedSlices a gather produces).
     """
+    if getattr(_v1.get_default_graph(), "outer_graph", None) is not None:
+        return x
     return _identity_with_dense_gradient(x)
 
 

@@ -19,12 +19,15 @@ Decoding uses T2TModel's generic loops; a cached fast decoder can plug in by def
 `_fast_decode(features, decode_length, beam_size=1, top_beams=1, alpha=1.0,
 use_tpu=False)` (see `Transformer._use_fast_decoding`).
 """
+import dataclasses
+
 import tensorflow as tf
 
 from t2t.core import registry
 from t2t.layers import common_attention
 from t2t.layers import common_hparams
 from t2t.layers import common_layers
+from t2t.layers.attention_config import MultiheadAttentionConfig
 from t2t.model import t2t_model
 from t2t.models import transformer_fast_decode
 
@@ -32,7 +35,6 @@ from t2t.models import transformer_fast_decode
 fast_decode = transformer_fast_decode.fast_decode
 _init_transformer_cache = transformer_fast_decode._init_transformer_cache
 
-_TRAIN = tf.estimator.ModeKeys.TRAIN
 _v1 = tf.compat.v1
 
 # Number of target spaces (problem.SpaceID values) the target-space embedding covers.
@@ -245,37 +247,17 @@ def transformer_ffn_layer(x, hparams, pad_remover=None, conv_padding="LEFT",
                      "conv_relu_conv or none" % ffn_layer)
 
 
-def _attention_kwargs(hparams, attention_type=None):
-    """Keyword arguments every Transformer multihead_attention call shares."""
-    return dict(
-        attention_type=attention_type or hparams.self_attention_type,
-        max_relative_position=hparams.get("max_relative_position"),
-        heads_share_relative_embedding=hparams.get("heads_share_relative_embedding", False),
-        add_relative_to_values=hparams.get("add_relative_to_values", False),
-        dropout_broadcast_dims=common_layers.comma_separated_string_to_integer_list(
-            hparams.get("attention_dropout_broadcast_dims") or ""),
-        max_length=hparams.get("max_length"),
-        vars_3d=hparams.get("attention_variables_3d", False),
-        activation_dtype=hparams.get("activation_dtype", "float32"),
-        weight_dtype=hparams.get("weight_dtype", "float32"),
-        hard_attention_k=hparams.get("hard_attention_k", 0),
-        gumbel_noise_weight=hparams.get("gumbel_noise_weight", 0.0),
-        training=hparams.get("mode", _TRAIN) == _TRAIN)
-
-
 def transformer_encoder_layer(x, encoder_self_attention_bias, layer, hparams, pad_remover=None,
                               nonpadding=None, save_weights_to=None, make_image_summary=True,
                               losses=None):
     """One encoder layer (scope "layer_<layer>"): self-attention, then feed-forward."""
     with _v1.variable_scope("layer_%d" % layer):
         with _v1.variable_scope("self_attention"):
-            y = common_attention.multihead_attention(
+            y = common_attention.multihead_attention_with_config(
                 common_layers.layer_preprocess(x, hparams), None, encoder_self_attention_bias,
-                hparams.attention_key_channels or hparams.hidden_size,
-                hparams.attention_value_channels or hparams.hidden_size,
-                hparams.hidden_size, hparams.num_heads, hparams.attention_dropout,
-                save_weights_to=save_weights_to, make_image_summary=make_image_summary,
-                **_attention_kwargs(hparams))
+                MultiheadAttentionConfig.from_hparams(hparams,
+                                                      make_image_summary=make_image_summary),
+                save_weights_to=save_weights_to)
             x = common_layers.layer_postprocess(x, y, hparams)
         with _v1.variable_scope("ffn"):
             y = transformer_ffn_layer(common_layers.layer_preprocess(x, hparams), hparams,
@@ -330,31 +312,25 @@ def transformer_decoder_layer(decoder_input, decoder_self_attention_bias, layer_
                          "recurrent_memory_by_layer=None")
     layer_name = "layer_%d" % layer_idx
     layer_cache = cache[layer_name] if cache is not None else None
+    self_attention_config = MultiheadAttentionConfig.from_hparams(
+        hparams, make_image_summary=make_image_summary)
     x = decoder_input
     with _v1.variable_scope(layer_name):
         with _v1.variable_scope("self_attention"):
-            y = common_attention.multihead_attention(
+            y = common_attention.multihead_attention_with_config(
                 common_layers.layer_preprocess(x, hparams, layer_collection=layer_collection),
-                None, decoder_self_attention_bias,
-                hparams.attention_key_channels or hparams.hidden_size,
-                hparams.attention_value_channels or hparams.hidden_size,
-                hparams.hidden_size, hparams.num_heads, hparams.attention_dropout,
+                None, decoder_self_attention_bias, self_attention_config,
                 save_weights_to=save_weights_to, cache=layer_cache,
-                make_image_summary=make_image_summary, decode_loop_step=decode_loop_step,
-                **_attention_kwargs(hparams))
+                decode_loop_step=decode_loop_step)
             x = common_layers.layer_postprocess(x, y, hparams)
         if encoder_output is not None:
             with _v1.variable_scope("encdec_attention"):
-                y = common_attention.multihead_attention(
+                y = common_attention.multihead_attention_with_config(
                     common_layers.layer_preprocess(x, hparams,
                                                    layer_collection=layer_collection),
                     encoder_output, encoder_decoder_attention_bias,
-                    hparams.attention_key_channels or hparams.hidden_size,
-                    hparams.attention_value_channels or hparams.hidden_size,
-                    hparams.hidden_size, hparams.num_heads, hparams.attention_dropout,
-                    save_weights_to=save_weights_to, cache=layer_cache,
-                    make_image_summary=make_image_summary,
-                    **_attention_kwargs(hparams, attention_type="dot_product"))
+                    dataclasses.replace(self_attention_config, attention_type="dot_product"),
+                    save_weights_to=save_weights_to, cache=layer_cache)
                 x = common_layers.layer_postprocess(x, y, hparams)
         with _v1.variable_scope("ffn"):
             y = transformer_ffn_layer(

@@ -172,10 +172,20 @@ def _escape_chars(chars, codes, alphabet):
     return tf.where(tf.equal(chars, "\\"), "\\\\", escaped)
 
 
-def _greedy_subtoken_ids(tokens, vocabulary):
-    """Escaped tokens [T] -> ragged [T, (n)] ids of the greedy longest-prefix split."""
+def subword_table(vocabulary):
+    """A SubwordTextEncoder's subtoken string -> id table (-1 when absent).
+
+    Build it once, outside any tf.function, and pass it to `encode_subwords_ragged` when
+    the encoding is saved with `tf.saved_model.save` (the saved object must hold it).
+    """
     string_to_id = vocabulary._subtoken_string_to_id
-    table = _lookup_table(list(string_to_id), list(string_to_id.values()), -1)
+    return _lookup_table(list(string_to_id), list(string_to_id.values()), -1)
+
+
+def _greedy_subtoken_ids(tokens, vocabulary, table=None):
+    """Escaped tokens [T] -> ragged [T, (n)] ids of the greedy longest-prefix split."""
+    if table is None:
+        table = subword_table(vocabulary)
     max_length = max(1, vocabulary._max_subtoken_len)
     lengths = tf.strings.length(tokens, unit="UTF8_CHAR")
     num = tf.size(tokens)
@@ -207,16 +217,30 @@ def _greedy_subtoken_ids(tokens, vocabulary):
     return tf.ragged.boolean_mask(ids, ids >= 0)
 
 
-def _encode_subwords(strings, vocabulary):
+def _encode_subwords(strings, vocabulary, table=None):
     chars, codes, token_index, num_tokens, token_rows, keep = _tokenize(strings)
     escaped = _escape_chars(chars, codes, vocabulary._alphabet)
     tokens = tf.strings.unsorted_segment_join(escaped, token_index, num_tokens) + "_"
     tokens = tf.boolean_mask(tokens, keep)
     token_rows = tf.boolean_mask(token_rows, keep)
-    ids_per_token = _greedy_subtoken_ids(tokens, vocabulary)
+    ids_per_token = _greedy_subtoken_ids(tokens, vocabulary, table)
     per_row = tf.RaggedTensor.from_value_rowids(
         ids_per_token, tf.cast(token_rows, tf.int64), nrows=tf.size(strings, out_type=tf.int64))
     return per_row.merge_dims(1, 2)
+
+
+def encode_subwords_ragged(strings, vocabulary, table=None):
+    """Strings [B] -> int32 RaggedTensor [B, (ids)]: SubwordTextEncoder.encode, no EOS.
+
+        encode_subwords_ragged(tf.constant(["the cat", ""]), vocab)   # [[2, 5, 3], []]
+
+    `table`: the vocabulary's `subword_table`, built once (default: a new one).
+    """
+    if vocabulary_kind(vocabulary) != "subword":
+        raise ValueError("encode_subwords_ragged needs a SubwordTextEncoder, not %s"
+                         % type(vocabulary).__name__)
+    ids = _encode_subwords(tf.convert_to_tensor(strings, tf.string), vocabulary, table)
+    return tf.cast(ids, tf.int32)
 
 
 def encode_strings(strings, vocabulary, append_eos=True, max_input_size=-1):

@@ -24,8 +24,11 @@ reads its own batch of `hparams.batch_size`, so one step sees `num_gpus` batches
 has that many (`tf.config.set_logical_device_configuration` before TensorFlow starts): how
 the tests exercise the path on a CPU-only machine.
 """
+import dataclasses
+import inspect
 import json
 import os
+from typing import Any, Mapping, Optional
 
 import tensorflow as tf
 from absl import logging
@@ -166,80 +169,112 @@ def replica_devices(num_gpus, gpu_order=""):
                                               max(num_physical_gpus, 1)))
 
 
-def create_run_config(model_name=None,
-                      master="",
-                      model_dir=None,
-                      iterations_per_loop=1000,
-                      num_shards=8,
-                      log_device_placement=False,
-                      save_checkpoints_steps=1000,
-                      save_checkpoints_secs=None,
-                      keep_checkpoint_max=20,
-                      keep_checkpoint_every_n_hours=10000,
-                      num_gpus=1,
-                      gpu_order="",
-                      num_async_replicas=1,
-                      enable_graph_rewriter=False,
-                      gpu_mem_fraction=0.95,
-                      no_data_parallelism=False,
-                      optionally_use_dist_strat=False,
-                      daisy_chain_variables=True,
-                      schedule="continuous_train_and_eval",
-                      random_seed=None,
-                      tpu_infeed_sleep_secs=None,
-                      use_tpu=False,
-                      use_tpu_estimator=False,
-                      xla_jit_level=XLA_JIT_OFF,
-                      inter_op_parallelism_threads=0,
-                      log_step_count_steps=100,
-                      intra_op_parallelism_threads=0,
-                      tpu_config_extra_kwargs=None,
-                      save_summary_steps=100):
+@dataclasses.dataclass(frozen=True)
+class RunConfigSpec:
+    """What a RunConfig is made from: T2T's `create_run_config` arguments, in T2T's order,
+    with T2T's defaults, checked when the spec is made.
+
+        spec = RunConfigSpec(model_dir="/tmp/run", save_checkpoints_steps=500, num_gpus=2)
+        config = run_config_from_spec(spec)   # a tf.estimator.RunConfig (MirroredStrategy)
+        RunConfigSpec(num_gpus=0)
+        # UserError: --worker_gpu=0: give 1 or more
+
+    `model_name`, `no_data_parallelism`, `optionally_use_dist_strat`,
+    `daisy_chain_variables` and `schedule` are accepted for T2T's signature: replication
+    always uses MirroredStrategy here. `master` is ignored: TF 2 Estimators take the cluster
+    from TF_CONFIG. `save_checkpoints_secs`, when set, replaces `save_checkpoints_steps`.
+    """
+    model_name: Optional[str] = None
+    master: str = ""
+    model_dir: Optional[str] = None
+    iterations_per_loop: int = 1000
+    num_shards: int = 8
+    log_device_placement: bool = False
+    save_checkpoints_steps: Optional[int] = 1000
+    save_checkpoints_secs: Optional[int] = None
+    keep_checkpoint_max: Optional[int] = 20
+    keep_checkpoint_every_n_hours: float = 10000
+    num_gpus: int = 1
+    gpu_order: str = ""
+    num_async_replicas: int = 1
+    enable_graph_rewriter: bool = False
+    gpu_mem_fraction: float = 0.95
+    no_data_parallelism: bool = False
+    optionally_use_dist_strat: bool = False
+    daisy_chain_variables: bool = True
+    schedule: str = "continuous_train_and_eval"
+    random_seed: Optional[int] = None
+    tpu_infeed_sleep_secs: Optional[int] = None
+    use_tpu: bool = False
+    use_tpu_estimator: bool = False
+    xla_jit_level: int = XLA_JIT_OFF
+    inter_op_parallelism_threads: int = 0
+    log_step_count_steps: int = 100
+    intra_op_parallelism_threads: int = 0
+    tpu_config_extra_kwargs: Optional[Mapping[str, Any]] = None
+    save_summary_steps: int = 100
+
+    def __post_init__(self):
+        if self.num_gpus < 1:
+            raise errors.UserError("--worker_gpu=%d: give 1 or more" % self.num_gpus)
+        if not self.save_checkpoints_secs and not self.save_checkpoints_steps:
+            raise errors.UserError("give --local_eval_frequency (checkpoint steps) > 0 or "
+                                   "--save_checkpoints_secs > 0")
+        if self.keep_checkpoint_max is not None and self.keep_checkpoint_max < 0:
+            raise errors.UserError("--keep_checkpoint_max=%d: give 0 (keep all) or more" %
+                                   self.keep_checkpoint_max)
+        if self.iterations_per_loop < 1:
+            raise errors.UserError("--iterations_per_loop=%d: give 1 or more" %
+                                   self.iterations_per_loop)
+
+
+def create_run_config(*args, **kwargs):
     """A RunConfig (a TPU RunConfig for TPUEstimator) with T2T's extra attributes.
 
-    Checkpoints are written every `save_checkpoints_steps` steps, or every
-    `save_checkpoints_secs` seconds when that is set. The config also carries
-    `use_tpu`, `t2t_device_info = {"num_async_replicas": n}` (the learning rate is divided
-    by sqrt(n)) and `data_parallelism = None` (one model copy per replica).
+    Takes T2T's arguments (those of `RunConfigSpec`, positionally or by name):
 
-    `model_name`, `no_data_parallelism`, `optionally_use_dist_strat`, `daisy_chain_variables`
-    and `schedule` are accepted for T2T's signature: replication always uses
-    MirroredStrategy here. `master` is ignored: TF 2 Estimators take the cluster from
-    TF_CONFIG.
+        create_run_config(model_name="transformer", model_dir="/tmp/run",
+                          save_checkpoints_steps=500)
     """
-    del model_name, no_data_parallelism, optionally_use_dist_strat, daisy_chain_variables
-    del schedule
-    if master:
-        logging.warning("--master=%s is ignored; describe the cluster in TF_CONFIG", master)
-    if num_gpus < 1:
-        raise errors.UserError("--worker_gpu=%d: give 1 or more" % num_gpus)
-    if save_checkpoints_secs:
-        save_checkpoints_steps = None
-    elif not save_checkpoints_steps:
-        raise errors.UserError("give --local_eval_frequency (checkpoint steps) > 0 or "
-                               "--save_checkpoints_secs > 0")
-    if keep_checkpoint_max is not None and keep_checkpoint_max < 0:
-        raise errors.UserError("--keep_checkpoint_max=%d: give 0 (keep all) or more" %
-                               keep_checkpoint_max)
+    return run_config_from_spec(RunConfigSpec(*args, **kwargs))
 
-    devices = [] if (use_tpu or use_tpu_estimator) else replica_devices(num_gpus, gpu_order)
+
+create_run_config.__signature__ = inspect.signature(RunConfigSpec)
+
+
+def run_config_from_spec(spec: RunConfigSpec):
+    """The RunConfig a `RunConfigSpec` describes.
+
+    Checkpoints are written every `save_checkpoints_steps` steps, or every
+    `save_checkpoints_secs` seconds when that is set. The config also carries `use_tpu`,
+    `t2t_device_info = {"num_async_replicas": n}` (the learning rate is divided by
+    sqrt(n)) and `data_parallelism = None` (one model copy per replica).
+    """
+    if spec.master:
+        logging.warning("--master=%s is ignored; describe the cluster in TF_CONFIG", spec.master)
+    save_checkpoints_secs = spec.save_checkpoints_secs or None
+    save_checkpoints_steps = None if save_checkpoints_secs else spec.save_checkpoints_steps
+    use_tpu, use_tpu_estimator = spec.use_tpu, spec.use_tpu_estimator
+    devices = [] if (use_tpu or use_tpu_estimator) else replica_devices(spec.num_gpus,
+                                                                        spec.gpu_order)
     cpu_replicas = sum(1 for device in devices if device.startswith("/cpu"))
     session_config = create_session_config(
-        log_device_placement=log_device_placement, enable_graph_rewriter=enable_graph_rewriter,
-        gpu_mem_fraction=gpu_mem_fraction, use_tpu=use_tpu, xla_jit_level=xla_jit_level,
-        inter_op_parallelism_threads=inter_op_parallelism_threads,
-        intra_op_parallelism_threads=intra_op_parallelism_threads,
+        log_device_placement=spec.log_device_placement,
+        enable_graph_rewriter=spec.enable_graph_rewriter, gpu_mem_fraction=spec.gpu_mem_fraction,
+        use_tpu=use_tpu, xla_jit_level=spec.xla_jit_level,
+        inter_op_parallelism_threads=spec.inter_op_parallelism_threads,
+        intra_op_parallelism_threads=spec.intra_op_parallelism_threads,
         num_cpu_devices=cpu_replicas or None)
     run_config_args = {
-        "model_dir": model_dir,
+        "model_dir": spec.model_dir,
         "session_config": session_config,
-        "save_summary_steps": save_summary_steps,
+        "save_summary_steps": spec.save_summary_steps,
         "save_checkpoints_steps": save_checkpoints_steps,
-        "save_checkpoints_secs": save_checkpoints_secs or None,
-        "keep_checkpoint_max": keep_checkpoint_max,
-        "keep_checkpoint_every_n_hours": keep_checkpoint_every_n_hours,
-        "tf_random_seed": random_seed,
-        "log_step_count_steps": log_step_count_steps,
+        "save_checkpoints_secs": save_checkpoints_secs,
+        "keep_checkpoint_max": spec.keep_checkpoint_max,
+        "keep_checkpoint_every_n_hours": spec.keep_checkpoint_every_n_hours,
+        "tf_random_seed": spec.random_seed,
+        "log_step_count_steps": spec.log_step_count_steps,
     }
     if devices:
         logging.info("Replicating the model with MirroredStrategy on %s", ", ".join(devices))
@@ -248,12 +283,12 @@ def create_run_config(model_name=None,
     if use_tpu or use_tpu_estimator:
         tpu = tf.compat.v1.estimator.tpu
         tpu_config_kwargs = {
-            "iterations_per_loop": iterations_per_loop,
-            "num_shards": num_shards,
+            "iterations_per_loop": spec.iterations_per_loop,
+            "num_shards": spec.num_shards,
             "per_host_input_for_training": True,
-            "initial_infeed_sleep_secs": tpu_infeed_sleep_secs,
+            "initial_infeed_sleep_secs": spec.tpu_infeed_sleep_secs,
         }
-        tpu_config_kwargs.update(tpu_config_extra_kwargs or {})
+        tpu_config_kwargs.update(spec.tpu_config_extra_kwargs or {})
         run_config_args["tpu_config"] = tpu.TPUConfig(**tpu_config_kwargs)
         config = tpu.RunConfig(**run_config_args)
     else:
@@ -262,7 +297,7 @@ def create_run_config(model_name=None,
     # T2T's attributes, read by T2TModel.estimator_model_fn and data_reader.input_fn.
     config.use_tpu = use_tpu
     if not use_tpu:
-        replicas = max(num_async_replicas, num_training_tasks() if is_distributed() else 1)
+        replicas = max(spec.num_async_replicas, num_training_tasks() if is_distributed() else 1)
         config.t2t_device_info = {"num_async_replicas": replicas}
         config.data_parallelism = None
     return config

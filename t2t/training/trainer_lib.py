@@ -24,8 +24,11 @@ that disagree with the saved values stop the run:
 Schedules, hooks and early stopping live in `t2t.training.experiment`; RunConfigs in
 `t2t.training.run_config`. Both are re-exported here under T2T's names.
 """
+import dataclasses
+import inspect
 import json
 import os
+from typing import Any, Optional, Sequence
 
 import tensorflow as tf
 from absl import logging
@@ -304,47 +307,110 @@ def create_hooks(use_dbgprofile=False, dbgprofile_kwargs=None, use_early_stoppin
     return train_hooks, eval_hooks
 
 
-def create_experiment(run_config, hparams, model_name, problem_name, data_dir, train_steps,
-                      eval_steps, min_eval_frequency=2000, eval_throttle_seconds=600,
-                      schedule="train_and_evaluate", export=False, decode_hparams=None,
-                      use_tfdbg=False, use_dbgprofile=False, eval_early_stopping_steps=None,
-                      eval_early_stopping_metric=None, eval_early_stopping_metric_delta=None,
-                      eval_early_stopping_metric_minimize=True, eval_timeout_mins=240,
-                      eval_use_test_set=False, use_tpu=False, use_tpu_estimator=False,
-                      use_xla=False, export_saved_model_api_version=1,
-                      use_guarantee_const_getter=False, additional_train_hooks=None,
-                      additional_eval_hooks=None, warm_start_from=None,
-                      decode_from_file="", decode_to_file="", decode_reference="",
-                      std_server_protocol=None, log_step_count_steps=None):
+@dataclasses.dataclass(frozen=True)
+class ExperimentSpec:
+    """What a T2TExperiment is made from besides its RunConfig and hparams: T2T's
+    `create_experiment` arguments after those two, in T2T's order, with T2T's defaults,
+    checked when the spec is made.
+
+        spec = ExperimentSpec("transformer", "algorithmic_reverse_binary40_test", "/data",
+                              train_steps=2000, eval_steps=10, schedule="train")
+        experiment = experiment_from_spec(run_config, hparams, spec)
+        ExperimentSpec("transformer", "p", "/data", train_steps=0, eval_steps=10)
+        # UserError: --train_steps=0: give a positive number of steps
+
+    Early stopping is on when `eval_early_stopping_steps` is set: training stops once
+    `eval_early_stopping_metric` (default "loss") has not improved by
+    `eval_early_stopping_metric_delta` (default 0.1) over that many steps.
+    `decode_from_file`, `decode_to_file` and `decode_reference` are accepted for T2T's
+    signature (t2t-decoder takes them).
+    """
+    model_name: str
+    problem_name: str
+    data_dir: Optional[str]
+    train_steps: int
+    eval_steps: Optional[int]
+    min_eval_frequency: int = 2000
+    eval_throttle_seconds: int = 600
+    schedule: str = "train_and_evaluate"
+    export: bool = False
+    decode_hparams: Any = None
+    use_tfdbg: bool = False
+    use_dbgprofile: bool = False
+    eval_early_stopping_steps: Optional[int] = None
+    eval_early_stopping_metric: Optional[str] = None
+    eval_early_stopping_metric_delta: Optional[float] = None
+    eval_early_stopping_metric_minimize: bool = True
+    eval_timeout_mins: int = 240
+    eval_use_test_set: bool = False
+    use_tpu: bool = False
+    use_tpu_estimator: bool = False
+    use_xla: bool = False
+    export_saved_model_api_version: int = 1
+    use_guarantee_const_getter: bool = False
+    additional_train_hooks: Optional[Sequence[Any]] = None
+    additional_eval_hooks: Optional[Sequence[Any]] = None
+    warm_start_from: Optional[str] = None
+    decode_from_file: str = ""
+    decode_to_file: str = ""
+    decode_reference: str = ""
+    std_server_protocol: Optional[str] = None
+    log_step_count_steps: Optional[int] = None
+
+    def __post_init__(self):
+        if self.use_tfdbg:
+            raise errors.UserError("--tfdbg is not supported by t2t (TF 2 has no tfdbg CLI); "
+                                   "drop the flag")
+        if self.export:
+            raise errors.UserError("--export_saved_model is deprecated; use t2t-exporter")
+        if not self.train_steps or self.train_steps < 0:
+            raise errors.UserError("--train_steps=%s: give a positive number of steps" %
+                                   self.train_steps)
+        if self.eval_steps is not None and self.eval_steps <= 0:
+            raise errors.UserError("--eval_steps=%s: give a positive number of batches" %
+                                   self.eval_steps)
+        if self.schedule not in experiment_lib.SCHEDULES:
+            raise errors.UserError("--schedule=%r is not a schedule; use one of %s" %
+                                   (self.schedule, ", ".join(experiment_lib.SCHEDULES)))
+
+
+def create_experiment(run_config, hparams, *args, **kwargs):
     """A T2TExperiment: estimator, input functions, hooks and specs for the schedules.
+
+    Takes T2T's arguments: `run_config`, `hparams`, then those of `ExperimentSpec`
+    (positionally or by name), e.g.
+
+        create_experiment(run_config, hparams, "transformer", "algorithmic_identity_binary40",
+                          "/data", train_steps=1000, eval_steps=10)
+    """
+    return experiment_from_spec(run_config, hparams, ExperimentSpec(*args, **kwargs))
+
+
+create_experiment.__signature__ = inspect.Signature(
+    [inspect.Parameter("run_config", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+     inspect.Parameter("hparams", inspect.Parameter.POSITIONAL_OR_KEYWORD)] +
+    list(inspect.signature(ExperimentSpec).parameters.values()))
+
+
+def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
+    """The T2TExperiment an `ExperimentSpec` describes, on `run_config` and `hparams`.
 
     Adds the run settings to `hparams` (model_dir, data_dir, train_steps, eval_steps,
     schedule, warm_start_from, std_server_protocol, eval_freq_in_steps, eval_timeout_mins)
-    and attaches the problem. Early stopping is on when `eval_early_stopping_steps` is set:
-    training stops once `eval_early_stopping_metric` (default "loss") has not improved by
-    `eval_early_stopping_metric_delta` (default 0.1) over that many steps.
+    and attaches the problem.
     """
-    del decode_from_file, decode_to_file, decode_reference
-    if use_tfdbg:
-        raise errors.UserError("--tfdbg is not supported by t2t (TF 2 has no tfdbg CLI); "
-                               "drop the flag")
-    if export:
-        raise errors.UserError("--export_saved_model is deprecated; use t2t-exporter")
-    if not train_steps or train_steps < 0:
-        raise errors.UserError("--train_steps=%s: give a positive number of steps" % train_steps)
-    if eval_steps is not None and eval_steps <= 0:
-        raise errors.UserError("--eval_steps=%s: give a positive number of batches" % eval_steps)
-    if schedule not in experiment_lib.SCHEDULES:
-        raise errors.UserError("--schedule=%r is not a schedule; use one of %s" %
-                               (schedule, ", ".join(experiment_lib.SCHEDULES)))
+    model_name, problem_name, data_dir = spec.model_name, spec.problem_name, spec.data_dir
+    train_steps, eval_steps, schedule = spec.train_steps, spec.eval_steps, spec.schedule
+    min_eval_frequency, use_tpu = spec.min_eval_frequency, spec.use_tpu
+    eval_timeout_mins, decode_hparams = spec.eval_timeout_mins, spec.decode_hparams
     if use_tpu and run_config.tpu_config.num_shards > 8 and "eval" in schedule:
         raise errors.UserError("evaluation on a TPU pod (--tpu_num_shards > 8) is not "
                                "supported; use --schedule=train")
 
     for name, value in (("model_dir", run_config.model_dir), ("data_dir", data_dir),
                         ("train_steps", train_steps), ("eval_steps", eval_steps),
-                        ("schedule", schedule), ("warm_start_from", warm_start_from),
-                        ("std_server_protocol", std_server_protocol),
+                        ("schedule", schedule), ("warm_start_from", spec.warm_start_from),
+                        ("std_server_protocol", spec.std_server_protocol),
                         ("eval_freq_in_steps", min_eval_frequency),
                         ("eval_timeout_mins", eval_timeout_mins)):
         _set_or_add(hparams, name, value)
@@ -355,34 +421,35 @@ def create_experiment(run_config, hparams, model_name, problem_name, data_dir, t
 
     estimator = create_estimator(
         model_name, hparams, run_config, schedule=schedule, decode_hparams=decode_hparams,
-        use_tpu=use_tpu, use_tpu_estimator=use_tpu_estimator, use_xla=use_xla,
-        export_saved_model_api_version=export_saved_model_api_version,
-        use_guarantee_const_getter=use_guarantee_const_getter)
+        use_tpu=use_tpu, use_tpu_estimator=spec.use_tpu_estimator, use_xla=spec.use_xla,
+        export_saved_model_api_version=spec.export_saved_model_api_version,
+        use_guarantee_const_getter=spec.use_guarantee_const_getter)
 
     problem = hparams.problem
     train_input_fn = problem.make_estimator_input_fn(tf.estimator.ModeKeys.TRAIN, hparams,
                                                      data_dir=data_dir)
-    eval_name = "test" if eval_use_test_set else None
+    eval_name = "test" if spec.eval_use_test_set else None
     eval_input_fn = problem.make_estimator_input_fn(
         tf.estimator.ModeKeys.EVAL, hparams, data_dir=data_dir,
-        dataset_kwargs={"dataset_split": "test" if eval_use_test_set else None})
+        dataset_kwargs={"dataset_split": "test" if spec.eval_use_test_set else None})
 
-    use_early_stopping = bool(eval_early_stopping_steps)
+    use_early_stopping = bool(spec.eval_early_stopping_steps)
     early_stopping_kwargs = dict(
         eval_dir=estimator.eval_dir(eval_name),
-        metric=eval_early_stopping_metric or "loss",
-        num_plateau_steps=eval_early_stopping_steps,
-        plateau_delta=(0.1 if eval_early_stopping_metric_delta is None
-                       else eval_early_stopping_metric_delta),
-        plateau_decrease=eval_early_stopping_metric_minimize,
+        metric=spec.eval_early_stopping_metric or "loss",
+        num_plateau_steps=spec.eval_early_stopping_steps,
+        plateau_delta=(0.1 if spec.eval_early_stopping_metric_delta is None
+                       else spec.eval_early_stopping_metric_delta),
+        plateau_decrease=spec.eval_early_stopping_metric_minimize,
         every_n_steps=min_eval_frequency or run_config.save_checkpoints_steps or 100)
     train_hooks, eval_hooks = create_hooks(
-        use_dbgprofile=use_dbgprofile, dbgprofile_kwargs={"output_dir": run_config.model_dir},
+        use_dbgprofile=spec.use_dbgprofile,
+        dbgprofile_kwargs={"output_dir": run_config.model_dir},
         use_early_stopping=use_early_stopping, early_stopping_kwargs=early_stopping_kwargs,
-        log_step_count_steps=log_step_count_steps or run_config.log_step_count_steps or 100,
+        log_step_count_steps=spec.log_step_count_steps or run_config.log_step_count_steps or 100,
         model_name=model_name)
-    train_hooks += list(additional_train_hooks or [])
-    eval_hooks += list(additional_eval_hooks or [])
+    train_hooks += list(spec.additional_train_hooks or [])
+    eval_hooks += list(spec.additional_eval_hooks or [])
 
     train_spec = tf.estimator.TrainSpec(
         train_input_fn, max_steps=train_steps, hooks=train_hooks,
@@ -391,8 +458,8 @@ def create_experiment(run_config, hparams, model_name, problem_name, data_dir, t
         eval_input_fn, steps=eval_steps, hooks=eval_hooks, name=eval_name,
         exporters=[experiment_lib.EvalResultLogger()],
         # T2T waited 120 s before a first evaluation; never longer than the throttle.
-        start_delay_secs=0 if schedule == "evaluate" else min(120, eval_throttle_seconds),
-        throttle_secs=eval_throttle_seconds)
+        start_delay_secs=0 if schedule == "evaluate" else min(120, spec.eval_throttle_seconds),
+        throttle_secs=spec.eval_throttle_seconds)
     return T2TExperiment(estimator, hparams, train_spec, eval_spec,
                          use_validation_monitor=False, decode_hparams=decode_hparams,
                          eval_name=eval_name, eval_timeout_mins=eval_timeout_mins)

@@ -214,7 +214,8 @@ def test_run_main_exit_codes(capsys):
     def unknown_name(argv):
         registry.problem("no_such_problem_xyz")
     code, err = _run_main(unknown_name, capsys)
-    assert code == 2 and err.startswith("prog: error: problems: 'no_such_problem_xyz' was never")
+    assert code == 2 and err.startswith("prog: error: no_such_problem_xyz never registered with registry "
+                                        "problems")
     assert err.count("\n") == 1
 
     def interrupted(argv):
@@ -282,11 +283,11 @@ def test_resolve_problem_names():
     ("algorithmic_revers_binary40", "", registry.UnknownNameError,
      "closest registered names: algorithmic_reverse_binary40"),
     ("algorithmic_revers_binary40_rev", "", registry.UnknownNameError,
-     "from 'algorithmic_revers_binary40_rev'"),
+     "algorithmic_revers_binary40 \\(from algorithmic_revers_binary40_rev\\) never registered"),
     ("zzz_nothing*", "", errors.UserError, "matches no registered problem"),
     ("algorithmic_revers*x", "", errors.UserError, "matches no registered problem"),
     (REVERSE, "reverse", errors.UserError, "excludes every problem"),
-    (REVERSE + "_rev_rev", "", errors.UserError, "suffix '_rev' twice"),
+    (REVERSE + "_rev_rev", "", errors.UserError, "multiple '_rev' instances"),
 ])
 def test_resolve_problem_names_errors(value, exclude, error, message):
     with pytest.raises(error, match=message) as info:
@@ -415,8 +416,8 @@ def test_unknown_problem_is_one_line_naming_the_closest(runs):
     returncode, out, err = _finished(runs, "unknown")
     assert returncode == 2
     assert err.count("\n") == 1 and err.endswith("\n")
-    assert err.startswith("t2t-datagen: error: problems: 'algorithmic_revers_binary40' "
-                          "was never registered")
+    assert err.startswith("t2t-datagen: error: algorithmic_revers_binary40 never registered "
+                          "with registry problems")
     assert "closest registered names: %s" % REVERSE in err
     assert "Traceback" not in err and out == ""
     assert not os.path.exists(runs["dir"]("unknown"))

@@ -101,11 +101,11 @@ def cases(setup):
     return {
         "decode_hparams_name": (
             "t2t-decoder", decoder_args(setup, "--decode_hparams=beam_sze=4"), None,
-            "--decode_hparams='beam_sze=4': unknown hparam 'beam_sze'; did you mean "
-            "beam_size"),
+            "--decode_hparams='beam_sze=4': Unknown hyperparameter type for beam_sze; "
+            "closest names: beam_size"),
         "decode_hparams_value": (
             "t2t-decoder", decoder_args(setup, "--decode_hparams=beam_size=abc"), None,
-            "hparam 'beam_size' holds an int; cannot set it to 'abc'"),
+            "Could not parse hparam 'beam_size' of type 'int' with value 'abc'"),
         "missing_input_file": (
             "t2t-decoder", decoder_args(setup, "--decode_from_file=%s" % (inputs / "no.txt")),
             None, "--decode_from_file %s does not exist" % (inputs / "no.txt")),
@@ -131,7 +131,7 @@ def cases(setup):
             "%s has " % shard(damaged["mid"], "dev")),
         "unknown_hparam_far_from_all": (
             "t2t-trainer", trainer_args(setup, setup["data_dir"], "far", "--hparams=zqxw=1"),
-            None, "unknown hparam 'zqxw'; did you mean "),
+            None, "Unknown hyperparameter type for zqxw; no hparam has a similar name ("),
         "datagen_data_dir_under_file": (
             "t2t-datagen", ["--problem=" + PROBLEM, "--data_dir=%s/d" % a_file], None,
             "--data_dir=%s/d cannot be created: %s is a file, not a folder" % (a_file, a_file)),
@@ -189,10 +189,10 @@ def test_flag_checks_come_before_any_tensorflow_output(results):
         assert len(stderr.strip().splitlines()) == 1, (case, stderr)
 
 
-def test_an_unknown_hparam_names_the_closest_not_add_hparam(results):
+def test_an_unknown_hparam_names_hparams_not_add_hparam(results):
     (_, _, stderr), _, _ = results["unknown_hparam_far_from_all"]
     assert "add_hparam" not in stderr
-    assert stderr.count(",") >= 1  # several names offered
+    assert "e.g. activation_dtype, " in stderr  # names a command-line user can give
 
 
 def test_a_failed_first_run_does_not_block_the_corrected_one(setup):

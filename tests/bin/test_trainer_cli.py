@@ -73,11 +73,11 @@ def _conflicting_run_dir(path, with_checkpoint=True):
 
 
 ERROR_CASES = {
-    "unknown_model": (["--model=transformerr"], "'transformerr' was never registered"),
+    "unknown_model": (["--model=transformerr"], "transformerr never registered with registry models"),
     "unknown_hparams_set": (["--hparams_set=transformer_tinyy"],
-                            "'transformer_tinyy' was never registered"),
+                            "transformer_tinyy never registered with registry hparams"),
     "bad_hparams": (["--hparams=num_hidden_layers=two"], "num_hidden_layers"),
-    "unknown_hp_arg": (["--hp_hiden_size", "3"], "did you mean hidden_size"),
+    "unknown_hp_arg": (["--hp_hiden_size", "3"], "closest names: hidden_size"),
     "missing_output_dir": (["--output_dir="], "--output_dir is required"),
     "unknown_flag": (["--train_stepz=3"], "train_stepz"),
     "conflict_on_resume": (["--hparams=num_hidden_layers=2"],

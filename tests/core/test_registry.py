@@ -89,7 +89,7 @@ def test_unknown_name_lists_closest(fresh_registries):
     with pytest.raises(registry.UnknownNameError) as info:
         registry.model("transfomer")
     message = str(info.value)
-    assert "'transfomer' was never registered" in message
+    assert "transfomer never registered with registry models" in message
     assert "transformer" in message
     assert "\n" not in message
     assert isinstance(info.value, KeyError)

@@ -288,3 +288,43 @@ def test_pack_dataset_in_graph_mode():
             value = session.run(row)
     np.testing.assert_array_equal(value["targets"], [4, 1, 6, 7, 1, 0])
     np.testing.assert_array_equal(value["inputs_segmentation"], [1, 1, 2, 2, 0, 0])
+
+
+# ------------------------------------------------- T2T's packing names in generator_utils
+def _rows(dataset):
+    return [{k: v.tolist() for k, v in row.items()} for row in dataset.as_numpy_iterator()]
+
+
+def test_generator_utils_exposes_t2t_packing_names():
+    from t2t.problems import generator_utils
+    examples = {"inputs": [[8, 7, 1], [2, 3, 4, 1]], "targets": [[4, 1], [5, 6, 1]]}
+    dataset = tf.data.Dataset.from_generator(
+        lambda: ({"inputs": np.array(i, np.int64), "targets": np.array(t, np.int64)}
+                 for i, t in zip(examples["inputs"], examples["targets"])),
+        output_signature={"inputs": tf.TensorSpec([None], tf.int64),
+                          "targets": tf.TensorSpec([None], tf.int64)})
+    rows = _rows(generator_utils.pack_dataset(dataset, 10, keys=["inputs", "targets"]))
+    assert rows == _rows(generator_utils._pack_with_custom_ops(dataset, ["inputs", "targets"], 10))
+    assert len(rows) == 1
+    assert rows[0]["inputs"] == [8, 7, 1, 2, 3, 4, 1, 0, 0, 0]
+    assert rows[0]["inputs_segmentation"] == [1, 1, 1, 2, 2, 2, 2, 0, 0, 0]
+    assert rows[0]["targets_position"] == [0, 1, 0, 1, 2, 0, 0, 0, 0, 0]
+    assert generator_utils.INDEX_DTYPE == tf.int32
+
+
+def test_sequence_dataset_packer_dicts_tuples_and_chopping():
+    from t2t.problems import generator_utils
+    packer = generator_utils.SequenceDatasetPacker(packed_length=6)
+    tuples = tf.data.Dataset.from_generator(
+        lambda: iter([(np.array([3, 4, 1], np.int64),), (np.array([5, 1], np.int64),)]),
+        output_signature=(tf.TensorSpec([None], tf.int64),))
+    rows = _rows(packer(tuples, window_size=16, cycle_length=2))
+    assert rows == [{"contents": [[3], [4], [1], [5], [1], [0]],
+                     "segment": [[1], [1], [1], [2], [2], [0]],
+                     "position": [[0], [1], [2], [0], [1], [0]]}]
+    long = tf.data.Dataset.from_tensor_slices({"targets": [[1, 2, 3, 4, 5, 6, 7, 8]]})
+    chopped = generator_utils.SequenceDatasetPacker(packed_length=3, chop_long_sequences=True)
+    pieces = [row["targets"] for row in _rows(chopped(long, keys=["targets"]))]
+    assert sorted(token for piece in pieces for token in piece if token) == list(range(1, 9))
+    with pytest.raises(ValueError, match="spacing=2 is not supported"):
+        generator_utils.SequenceDatasetPacker(spacing=2)

@@ -1,4 +1,6 @@
 """common_attention: timing signals, biases, attention values, packing, fast-decoding caches."""
+import dataclasses
+import inspect
 import math
 
 import numpy as np
@@ -6,6 +8,7 @@ import pytest
 import tensorflow as tf
 
 from t2t.layers import common_attention
+from t2t.layers.attention_config import MultiheadAttentionConfig
 
 v1 = tf.compat.v1
 DEPTH, HEADS = 16, 4
@@ -199,9 +202,9 @@ def test_multihead_attention_3d_variables():
 @pytest.mark.parametrize("kwargs,match", [
     (dict(attention_type="local_mask_right"), "attention_type 'local_mask_right' is not "
                                               "supported in t2t"),
-    (dict(total_key_depth=10), r"key depth \(10\) must be divisible"),
+    (dict(total_key_depth=10), r"total_key_depth \(10\) must be divisible by num_heads \(4\)"),
     (dict(cache={"k": None, "v": None}), "with a cache needs a bias"),
-    (dict(attention_type="dot_product_relative"), "max_relative_position must be > 0"),
+    (dict(attention_type="dot_product_relative"), "needs max_relative_position > 0"),
     (dict(max_area_width=2), "area attention"),
 ])
 def test_multihead_attention_errors(kwargs, match):
@@ -320,3 +323,62 @@ def test_encoder_decoder_attention_uses_precomputed_cache():
 
     full, steps = run_graph(build)
     np.testing.assert_allclose(steps, full, atol=1e-5)
+
+
+# ----------------------------------------------------------------- MultiheadAttentionConfig
+@pytest.mark.parametrize("fields,match", [
+    (dict(num_heads=3), r"total_key_depth \(8\) must be divisible by num_heads \(3\)"),
+    (dict(total_value_depth=0), "total_value_depth must be a positive int, got 0"),
+    (dict(dropout_rate=1.0), r"dropout_rate must be in \[0, 1\), got 1.0"),
+    (dict(attention_type="local"), "attention_type 'local' is not supported"),
+    (dict(q_padding="valid"), "q_padding must be one of VALID, SAME, LEFT, got 'valid'"),
+    (dict(hard_attention_k=-1), "hard_attention_k must be >= 0"),
+])
+def test_attention_config_validates_each_field(fields, match):
+    settings = dict(total_key_depth=8, total_value_depth=8, output_depth=8, num_heads=4)
+    settings.update(fields)
+    with pytest.raises(ValueError, match="^MultiheadAttentionConfig: " + match):
+        MultiheadAttentionConfig(**settings)
+
+
+def test_attention_config_is_frozen_and_from_hparams_reads_the_transformer_settings():
+    from t2t.models import transformer
+    hparams = transformer.transformer_tiny()
+    hparams.attention_dropout_broadcast_dims = "0,1"
+    config = MultiheadAttentionConfig.from_hparams(hparams, attention_type="dot_product")
+    assert (config.total_key_depth, config.output_depth, config.num_heads) == (128, 128, 4)
+    assert config.dropout_broadcast_dims == (0, 1) and config.key_depth_per_head == 32
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.num_heads = 2
+
+
+def test_t2t_signature_and_config_form_build_the_same_layer():
+    x = np.random.RandomState(0).randn(2, 5, DEPTH).astype(np.float32)
+    outputs = []
+    for use_config in (False, True):
+        with tf.Graph().as_default():
+            v1.set_random_seed(7)
+            bias = common_attention.attention_bias_lower_triangle(5)
+            if use_config:
+                config = MultiheadAttentionConfig(DEPTH, DEPTH, DEPTH, 4, dropout_rate=0.0,
+                                                  name="att")
+                y = common_attention.multihead_attention_with_config(
+                    tf.constant(x), None, bias, config)
+            else:  # positional, as T2T's own callers pass them
+                y = common_attention.multihead_attention(tf.constant(x), None, bias, DEPTH,
+                                                         DEPTH, DEPTH, 4, 0.0, name="att")
+            names = sorted(var.op.name for var in v1.global_variables())
+            with v1.Session() as session:
+                session.run(v1.global_variables_initializer())
+                outputs.append((names, session.run(y)))
+    assert outputs[0][0] == outputs[1][0] == ["att/k/kernel", "att/output_transform/kernel",
+                                              "att/q/kernel", "att/v/kernel"]
+    np.testing.assert_allclose(outputs[0][1], outputs[1][1], rtol=1e-6)
+
+
+def test_t2t_signature_is_kept():
+    names = list(inspect.signature(common_attention.multihead_attention).parameters)
+    assert names[:8] == ["query_antecedent", "memory_antecedent", "bias", "total_key_depth",
+                         "total_value_depth", "output_depth", "num_heads", "dropout_rate"]
+    assert {"attention_type", "cache", "vars_3d", "layer_collection", "max_area_width",
+            "training", "kwargs"} <= set(names)

@@ -3,6 +3,8 @@
 The training tests use a tiny transformer (d=16, 1 layer) on the 1,000-example
 `algorithmic_reverse_binary40_test` problem, generated once for the module.
 """
+import dataclasses
+import inspect
 import json
 import os
 
@@ -214,6 +216,60 @@ def test_create_run_config_user_errors(tmp_path):
             trainer_lib.create_run_config(MODEL, model_dir=str(tmp_path)),
             trainer_lib.create_hparams(HPARAMS_SET, TINY), MODEL, PROBLEM, str(tmp_path),
             train_steps=1, eval_steps=1, schedule="trian")
+
+
+def test_run_config_spec_validates_and_matches_t2t_signature(tmp_path):
+    with pytest.raises(errors.UserError, match="--worker_gpu=0: give 1 or more"):
+        run_config.RunConfigSpec(num_gpus=0)
+    with pytest.raises(errors.UserError, match="--local_eval_frequency"):
+        run_config.RunConfigSpec(save_checkpoints_steps=0)
+    with pytest.raises(errors.UserError, match="--iterations_per_loop=0"):
+        run_config.RunConfigSpec(iterations_per_loop=0)
+    spec = run_config.RunConfigSpec(MODEL, model_dir=str(tmp_path), save_checkpoints_steps=7)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.num_gpus = 2
+    # T2T's calling forms (positional and keyword) give the same config as the spec.
+    positional = trainer_lib.create_run_config(MODEL, "", str(tmp_path), 1000, 8, False, 7)
+    from_spec = run_config.run_config_from_spec(spec)
+    for config in (positional, from_spec):
+        assert (config.model_dir, config.save_checkpoints_steps) == (str(tmp_path), 7)
+    names = list(inspect.signature(trainer_lib.create_run_config).parameters)
+    assert names[:7] == ["model_name", "master", "model_dir", "iterations_per_loop",
+                         "num_shards", "log_device_placement", "save_checkpoints_steps"]
+    assert "save_summary_steps" in names and "tpu_config_extra_kwargs" in names
+    with pytest.raises(TypeError, match="no_such_setting"):
+        trainer_lib.create_run_config(MODEL, no_such_setting=1)
+
+
+def test_experiment_spec_validates_and_matches_t2t_signature():
+    for fields, message in [(dict(train_steps=0), "--train_steps=0: give a positive number"),
+                            (dict(eval_steps=0), "--eval_steps=0: give a positive number"),
+                            (dict(schedule="trian"), "--schedule='trian' is not a schedule"),
+                            (dict(use_tfdbg=True), "--tfdbg is not supported"),
+                            (dict(export=True), "--export_saved_model is deprecated")]:
+        settings = dict(train_steps=10, eval_steps=2)
+        settings.update(fields)
+        with pytest.raises(errors.UserError, match=message):
+            trainer_lib.ExperimentSpec(MODEL, PROBLEM, "/data", **settings)
+    names = list(inspect.signature(trainer_lib.create_experiment).parameters)
+    assert names[:9] == ["run_config", "hparams", "model_name", "problem_name", "data_dir",
+                         "train_steps", "eval_steps", "min_eval_frequency",
+                         "eval_throttle_seconds"]
+    assert names[-1] == "log_step_count_steps"
+
+
+def test_create_experiment_and_experiment_from_spec_agree(tmp_path):
+    data_dir = str(tmp_path / "data")
+    config = trainer_lib.create_run_config(MODEL, model_dir=str(tmp_path / "a"))
+    spec = trainer_lib.ExperimentSpec(MODEL, PROBLEM, data_dir, train_steps=5, eval_steps=2,
+                                      schedule="train", min_eval_frequency=5)
+    from_spec = trainer_lib.experiment_from_spec(config, tiny_hparams(data_dir), spec)
+    t2t_form = trainer_lib.create_experiment(config, tiny_hparams(data_dir), MODEL, PROBLEM,
+                                             data_dir, 5, 2, min_eval_frequency=5,
+                                             schedule="train")
+    for exp in (from_spec, t2t_form):
+        assert exp.train_spec.max_steps == 5 and exp.eval_spec.steps == 2
+        assert exp._hparams.train_steps == 5 and exp._hparams.schedule == "train"
 
 
 def test_tf_config_roles(monkeypatch):
