@@ -22,6 +22,9 @@ setup(
         "tensorflow-text==2.15.0",
     ],
     extras_require={
+        # Hyperparameter search (t2t-trainer --hparams_range); 4.5.0 installs beside
+        # TF 2.15 and numpy<2.
+        "tune": ["optuna==4.5.0"],
         # Loading t2t's TF Hub SavedModels with hub.KerasLayer (t2t-exporter
         # --export_as_tfhub). tensorflow-hub 0.16 needs tf-keras; an unpinned tf-keras
         # pulls a newer TensorFlow, so it stays on the 2.15 line.
@@ -30,7 +33,8 @@ setup(
         # protobuf-5 code, so it is pinned to 1.14.0.
         "tfds": ["tensorflow-datasets==4.9.4", "tensorflow-metadata==1.14.0"],
         "test": ["pytest", "hypothesis", "tensorflow-hub==0.16.1", "tf-keras==2.15.1",
-                 "tensorflow-datasets==4.9.4", "tensorflow-metadata==1.14.0"],
+                 "tensorflow-datasets==4.9.4", "tensorflow-metadata==1.14.0",
+                 "optuna==4.5.0"],
     },
     entry_points={
         "console_scripts": [

@@ -9,17 +9,30 @@ bench/results/vocab.json:
        8192    8192      6.0          5.5         250,000       450,000     1,400,000
 
 (wall-clock and CPU seconds: on a shared machine the CPU figure is the steadier one).
+
+Then, side by side in the same run, the 8k build against sentencepiece 0.2.0's unigram
+trainer (`SentencePieceTrainer.train(model_type="unigram", vocab_size=8192)`) on the same
+text written to a file, at 0.5 MB and 4 MB (--sp_megabytes), runs interleaved (t2t, sp,
+t2t, sp, ...; --sp_runs, median reported). Ours counts the tokens of the lines too (what
+`build_from_generator` does); sentencepiece reads its file. sentencepiece trains on up to
+16 threads (its default) and ours on one, so its CPU seconds can exceed its wall seconds:
+
+      MB  t2t_s  t2t_cpu_s   sp_s  sp_cpu_s  ratio_wall  ratio_cpu
+     0.5   0.62       0.61   0.70      0.66        0.89       0.92
+
 With --t2t_oracle DIR (an unpacked tensor2tensor 1.15.7 wheel; TensorFlow and six must be
 importable) the first target's build is also timed with T2T's own code in a subprocess,
 and the speed-up and whether both vocabularies are identical are reported.
 
     python bench/bench_vocab.py [--megabytes 4] [--targets 8192,32768] [--t2t_oracle DIR]
+        [--sp_megabytes 0.5,4] [--sp_runs 5]
 """
 import argparse
 import collections
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -134,6 +147,42 @@ def bench_target(lines, target):
     }
 
 
+def _timed(fn):
+    start, cpu_start = time.perf_counter(), time.process_time()
+    result = fn()
+    return result, time.perf_counter() - start, time.process_time() - cpu_start
+
+
+def compare_with_sentencepiece(megabytes, runs, target=8192):
+    """Median wall and CPU seconds of our 8k build and sentencepiece's unigram trainer."""
+    import sentencepiece as spm
+
+    lines = make_corpus(megabytes)
+    times = {"t2t": [], "t2t_cpu": [], "sp": [], "sp_cpu": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus_file = os.path.join(tmp, "corpus.txt")
+        with open(corpus_file, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        for _ in range(runs):
+            encoder, wall, cpu = _timed(
+                lambda: text_encoder.SubwordTextEncoder.build_from_generator(lines, target))
+            times["t2t"].append(wall)
+            times["t2t_cpu"].append(cpu)
+            _, wall, cpu = _timed(lambda: spm.SentencePieceTrainer.train(
+                input=corpus_file, model_prefix=os.path.join(tmp, "sp"), vocab_size=target,
+                model_type="unigram", minloglevel=2))
+            times["sp"].append(wall)
+            times["sp_cpu"].append(cpu)
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    return {"megabytes": megabytes, "runs": runs, "t2t_vocab_size": encoder.vocab_size,
+            "t2t_seconds": round(medians["t2t"], 3),
+            "t2t_cpu_seconds": round(medians["t2t_cpu"], 3),
+            "sentencepiece_seconds": round(medians["sp"], 3),
+            "sentencepiece_cpu_seconds": round(medians["sp_cpu"], 3),
+            "ratio_wall": round(medians["t2t"] / medians["sp"], 2),
+            "ratio_cpu": round(medians["t2t_cpu"] / medians["sp_cpu"], 2)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--megabytes", type=float, default=4.0)
@@ -141,6 +190,9 @@ def main():
     parser.add_argument("--t2t_oracle", default=os.environ.get("T2T_ORACLE_DIR", ""),
                         help="unpacked tensor2tensor 1.15.7 wheel, to time T2T's own build")
     parser.add_argument("--output", default=os.path.join(HERE, "results", "vocab.json"))
+    parser.add_argument("--sp_megabytes", default="0.5,4",
+                        help="corpus sizes of the side-by-side run against sentencepiece")
+    parser.add_argument("--sp_runs", type=int, default=5)
     args = parser.parse_args()
 
     start = time.perf_counter()
@@ -182,6 +234,22 @@ def main():
               "%.1fx less CPU; identical vocab: %s"
               % (target, t2t["seconds"], t2t["cpu_seconds"], first["build_seconds"],
                  first["build_cpu_seconds"], results["t2t_oracle"]["speedup_cpu"], same))
+
+    if args.sp_megabytes:
+        import sentencepiece
+        results["sentencepiece_version"] = sentencepiece.__version__
+        results["versus_sentencepiece"] = []
+        print("8k vocab vs sentencepiece %s unigram (median of %d interleaved runs):"
+              % (sentencepiece.__version__, args.sp_runs))
+        print("%6s %7s %10s %7s %9s %11s %10s" % ("MB", "t2t_s", "t2t_cpu_s", "sp_s",
+                                                  "sp_cpu_s", "ratio_wall", "ratio_cpu"))
+        for megabytes in [float(m) for m in args.sp_megabytes.split(",") if m]:
+            row = compare_with_sentencepiece(megabytes, args.sp_runs)
+            results["versus_sentencepiece"].append(row)
+            print("%6.1f %7.2f %10.2f %7.2f %9.2f %11.2f %10.2f" % (
+                megabytes, row["t2t_seconds"], row["t2t_cpu_seconds"],
+                row["sentencepiece_seconds"], row["sentencepiece_cpu_seconds"],
+                row["ratio_wall"], row["ratio_cpu"]))
 
     os.makedirs(os.path.dirname(args.output), exist_ok=True)
     with open(args.output, "w", encoding="utf-8") as f:

@@ -12,12 +12,14 @@ HPARAMS_SET=transformer_tiny
 HPARAMS="batch_size=512,learning_rate_schedule=constant*linear_warmup,learning_rate_constant=0.002,learning_rate_warmup_steps=100"
 BIN=.venv/bin
 export TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-3}
+# Progress lines stream through the pipes below (grep --line-buffered, sed -u).
+export PYTHONUNBUFFERED=1
 rm -rf "$DEMO_DIR/train"
 mkdir -p "$DEMO_DIR/data" "$DEMO_DIR/tmp"
 
 echo "== 1/4 t2t-datagen --problem=$PROBLEM"
 $BIN/t2t-datagen --problem="$PROBLEM" --data_dir="$DEMO_DIR/data" --tmp_dir="$DEMO_DIR/tmp" \
-  2>&1 | grep -E "done:|error" || true
+  2>&1 | grep --line-buffered -E "done:|error" || true
 
 echo "== 2/4 a few examples read back from the TFRecords"
 $BIN/python scripts/show_examples.py --problem="$PROBLEM" --data_dir="$DEMO_DIR/data" --num_examples=3
@@ -26,9 +28,9 @@ echo "== 3/4 t2t-trainer --model=$MODEL --hparams_set=$HPARAMS_SET --train_steps
 $BIN/t2t-trainer --problem="$PROBLEM" --model="$MODEL" --hparams_set="$HPARAMS_SET" \
   --hparams="$HPARAMS" --data_dir="$DEMO_DIR/data" --output_dir="$DEMO_DIR/train" \
   --train_steps="$STEPS" --eval_steps=10 --local_eval_frequency="$STEPS" --random_seed=1 \
-  2>&1 | grep -E "train $MODEL: step|done:|finished|rror" | sed -E 's/^.*\] //'
+  2>&1 | grep --line-buffered -E "train $MODEL: step|done:|finished|rror" | sed -u -E 's/^.*\] //'
 
 echo "== 4/4 decode the dev set (greedy)"
 $BIN/python scripts/demo_decode.py --problem="$PROBLEM" --model="$MODEL" \
   --hparams_set="$HPARAMS_SET" --hparams="$HPARAMS" --data_dir="$DEMO_DIR/data" \
-  --output_dir="$DEMO_DIR/train" 2>&1 | grep -vE "^(W|I)[0-9]{4} |^WARNING|^INFO|^Instructions for updating|^Use tf.keras instead"
+  --output_dir="$DEMO_DIR/train" 2>&1 | grep --line-buffered -vE "^(W|I)[0-9]{4} |^WARNING|^INFO|^Instructions for updating|^Use tf.keras instead"

@@ -29,6 +29,7 @@ LAYERS = [
     "models",      # registered architectures
     "decoding",    # decoding from a dataset, a file or a prompt
     "training",    # run config, experiment, trainer_lib, checkpoint averaging
+    "tuning",      # hyperparameter search on Optuna (trials are trainer runs)
     "datagen",     # t2t-datagen's library
     "serving",     # SavedModel export, in-graph vocabularies
     "seqio",       # SeqIO's API: tasks, mixtures, vocabularies, feature converters, T2T bridge

@@ -13,7 +13,7 @@ A program defines its flags with absl, then hands its `main` to `run_main`:
         ...
 
     def console_main():
-        cli.run_main(main, "t2t-datagen")
+        cli.run_main(main, "t2t-datagen", doc=__doc__)
 
 What the user sees when something goes wrong:
 
@@ -29,6 +29,7 @@ Ctrl-C ends with exit code 130 and a one-line message instead of a traceback.
 """
 import os
 import sys
+import textwrap
 
 from absl import app, flags
 
@@ -83,19 +84,69 @@ def _make_flags_parser(program_name):
     return parse
 
 
-def run_main(main_fn, program_name, argv=None):
+HELP_ARGS = ("-h", "-?", "-help", "--help", "--helpshort", "--helpfull")
+
+
+def _flag_usage(flag):
+    name = ("--[no]%s" % flag.name) if flag.boolean else "--%s" % flag.name
+    default = flag.default_as_str
+    text = (flag.help or "").strip()
+    if default and default != "''" and default != "None":
+        text += " (default: %s)" % default
+    return "  %s\n%s" % (name, textwrap.fill(text, width=96, initial_indent="      ",
+                                             subsequent_indent="      "))
+
+
+def help_text(program_name, doc, show_all=False):
+    """The program's description (its module docstring) and its own flags, sorted.
+
+    Flags other modules define (absl's logging verbosity, TensorFlow's TPU switches) are
+    listed only with `show_all` (--helpfull).
+    """
+    own = {}
+    for module, module_flags in flags.FLAGS.flags_by_module_dict().items():
+        # `python -m t2t.bin.x` registers the program's flags under its file name.
+        mine = module.startswith("t2t.") or os.path.basename(module).startswith("t2t")
+        if show_all or mine:
+            for flag in module_flags:
+                own[flag.name] = flag
+    lines = [textwrap.dedent(doc or program_name).strip(), "", "Flags of %s:" % program_name]
+    lines += [_flag_usage(own[name]) for name in sorted(own)]
+    if not show_all:
+        lines += ["", "--helpfull also lists the flags of absl (--verbosity, --logtostderr, "
+                  "...) and TensorFlow."]
+    return "\n".join(lines) + "\n"
+
+
+def _maybe_print_help(argv, program_name, doc):
+    """`--help` (and -h, --helpshort, --helpfull): print the help text and exit 0."""
+    for arg in argv[1:]:
+        if arg == "--":
+            return
+        if arg in HELP_ARGS:
+            sys.stdout.write(help_text(program_name, doc, show_all=arg == "--helpfull"))
+            sys.stdout.flush()
+            sys.exit(0)
+
+
+def run_main(main_fn, program_name, argv=None, doc=None):
     """Parse flags and run `main_fn(argv)` as an absl app, mapping errors to exit codes.
 
     Args:
       main_fn: the program's main, called with the arguments left after flag parsing.
       program_name: shown at the start of error lines ("t2t-datagen").
       argv: the command line (default `sys.argv`), parsed into absl's `flags.FLAGS`.
+      doc: the program's description for `--help` (its module docstring).
 
-    Exit codes: what `main_fn` returns (None → 0); 2 for a user error; 1 with a traceback
-    for any other exception; 130 on KeyboardInterrupt.
+    Exit codes: what `main_fn` returns (None → 0, also for `--help`); 2 for a user error; 1
+    with a traceback for any other exception; 130 on KeyboardInterrupt.
     """
+    argv = list(sys.argv if argv is None else argv)
+    _maybe_print_help(argv, program_name, doc)
+
     def guarded_main(args):
         try:
+            show_tensorflow_deprecations(flags.FLAGS["show_tf_deprecations"].value)
             return main_fn(args)
         except USER_ERRORS as error:
             exit_with_user_error(program_name, error)
@@ -110,6 +161,30 @@ def run_main(main_fn, program_name, argv=None):
         # Ctrl-C during start-up (flag parsing, absl init) rather than inside main.
         sys.stderr.write("%s: interrupted\n" % program_name)
         sys.exit(EXIT_INTERRUPTED)
+
+
+def show_tensorflow_deprecations(show=False):
+    """Hide (default) or show TensorFlow's deprecation notices and its INFO lines.
+
+    TF prints "Instructions for updating: ..." once per deprecated internal the Estimator
+    touches (a dozen in one decode), through both its own logger and absl's; they bury the
+    program's own progress lines. `--show_tf_deprecations` brings them back.
+    """
+    import tensorflow as tf
+    from tensorflow.python.util import deprecation
+    deprecation._PRINT_DEPRECATION_WARNINGS = bool(show)  # pylint: disable=protected-access
+    logger = tf.get_logger()
+    logger.setLevel("INFO" if show else "WARNING")
+    # TF gave its logger a handler of its own when it was imported before absl's; lines
+    # then came out twice ("WARNING:tensorflow:..." and absl's "W1125 ..."). absl's alone.
+    if logging_handlers_of_root():
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+
+
+def logging_handlers_of_root():
+    import logging as std_logging
+    return std_logging.getLogger().handlers
 
 
 def quiet_tensorflow_logs():
@@ -128,6 +203,11 @@ def _define_once(define_fn, name, default, help_text, flag_values):
         define_fn(name, default, help_text, flag_values=flag_values)
 
 
+_define_once(flags.DEFINE_bool, "show_tf_deprecations", False,
+             "Show TensorFlow's deprecation notices and INFO lines (hidden by default).",
+             flags.FLAGS)
+
+
 def define_common_flags(random_seed_default=None, flag_values=None):
     """Define --t2t_usr_dir, --registry_help and --random_seed unless already defined."""
     flag_values = flag_values if flag_values is not None else flags.FLAGS
@@ -140,6 +220,35 @@ def define_common_flags(random_seed_default=None, flag_values=None):
                  flag_values)
     _define_once(flags.DEFINE_integer, "random_seed", random_seed_default,
                  "Random seed for Python, numpy and TensorFlow.", flag_values)
+
+
+def check_writable_dir(flag_name, path):
+    """UserError unless folder `path` exists and is writable, or could be created.
+
+    Nothing is created: the nearest existing ancestor must be a writable folder. Remote
+    paths (gs://...) are left to the file system.
+
+        check_writable_dir("--data_dir", "/etc/passwd/data")
+        # UserError: --data_dir=/etc/passwd/data cannot be created: /etc/passwd is a file,
+        # not a folder; give a folder you can write to
+    """
+    if not path or "://" in path:
+        return
+    path = os.path.abspath(os.path.expanduser(path))
+    existing = path
+    while not os.path.exists(existing):
+        parent = os.path.dirname(existing)
+        if parent == existing:
+            break
+        existing = parent
+    fix = "give a folder you can write to"
+    if not os.path.isdir(existing):
+        raise errors.UserError("%s=%s cannot be created: %s is a file, not a folder; %s" % (
+            flag_name, path, existing, fix))
+    if not os.access(existing, os.W_OK | os.X_OK):
+        what = "is not writable" if existing == path else (
+            "cannot be created: %s is not writable" % existing)
+        raise errors.UserError("%s=%s %s; %s" % (flag_name, path, what, fix))
 
 
 def apply_common_flags(t2t_usr_dir="", registry_help=False, out=None):

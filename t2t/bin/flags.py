@@ -22,7 +22,9 @@ _TRAINER_FLAGS = (
     ("string", "problem", None, "Problem name (a registered problem; _rev/_copy allowed)."),
     ("string", "model", None, "Which model to use (a registered model name)."),
     ("string", "hparams_set", None, "Which hparams set to use (a registered name)."),
-    ("string", "hparams_range", None, "Parameters range (hparams tuning; not supported)."),
+    ("string", "hparams_range", None, "Search hyperparameters in this registered "
+     "RangedHParams (e.g. transformer_base_range) on Optuna; needs t2t[tune] and "
+     "--autotune_objective. Each trial trains in <output_dir>/trial_<n>."),
     ("string", "hparams", "", "A comma-separated list of name=value hyperparameter "
      "overrides, e.g. 'batch_size=1024,learning_rate=0.2'. Arguments --hp_NAME VALUE are "
      "appended to it."),
@@ -93,6 +95,20 @@ _TRAINER_FLAGS = (
     ("integer", "xla_jit_level", -1, "GlobalJitLevel for compiling the full graph."),
     ("integer", "export_saved_model_api_version", 1, "TPUEstimator export API version "
      "(1 or 2)."),
+    # Hyperparameter search (with --hparams_range).
+    ("string", "autotune_objective", None, "Eval metric the search optimizes, e.g. "
+     "metrics-<problem>/targets/accuracy (metrics-<problem>/accuracy also works) or loss."),
+    ("bool", "autotune_maximize", True, "Whether to maximize the objective (minimize with "
+     "--noautotune_maximize)."),
+    ("integer", "autotune_max_trials", 10, "Number of trials to finish (completed or "
+     "pruned)."),
+    ("integer", "autotune_parallel_trials", 1, "Trials trained at the same time by this "
+     "process."),
+    ("string", "autotune_storage", "", "Optuna storage URL of the study (default: "
+     "sqlite:///<output_dir>/autotune.db); machines running the same command with one "
+     "postgresql:// or mysql:// URL share the study."),
+    ("string", "autotune_study_name", "", "Study name in the storage (default: "
+     "<problem>-<model>-<hparams_set>-<hparams_range>)."),
     # Decoding (read by t2t-decoder).
     ("string", "decode_hparams", "", "Comma-separated name=value pairs controlling decoding."),
     ("string", "decode_from_file", "", "Path to the source file for decoding."),

@@ -54,7 +54,7 @@ def main(argv):
 
 def console_main():
     """Entry point of the `t2t-avg-all` console script."""
-    cli.run_main(main, "t2t-avg-all")
+    cli.run_main(main, "t2t-avg-all", doc=__doc__)
 
 
 if __name__ == "__main__":

@@ -188,7 +188,7 @@ def main(argv):
 
 def console_main():
     """Entry point of the `t2t-bleu` console script."""
-    cli.run_main(main, "t2t-bleu")
+    cli.run_main(main, "t2t-bleu", doc=__doc__)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,9 @@ flags.DEFINE_integer("task_id_end", -1, "End (exclusive) of the tasks of a "
 flags.DEFINE_integer("num_concurrent_processes", datagen.DEFAULT_NUM_CONCURRENT_PROCESSES,
                      "How many problems, or tasks of multiprocess_generate problems, run in "
                      "parallel.")
+flags.DEFINE_list("datatypes_to_clean", None, "Translation problems: the kinds of training "
+                  "corpora (txt, tsv, tmx) to filter with cleaner_en_xx, instead of the "
+                  "problem's own datatypes_to_clean.")
 cli.define_common_flags(random_seed_default=datagen.DEFAULT_RANDOM_SEED)
 
 
@@ -52,6 +55,9 @@ def main(argv):
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
 
     problem_names = datagen.resolve_problem_names(FLAGS.problem, FLAGS.exclude_problems)
+    if not FLAGS.only_list:
+        cli.check_writable_dir("--data_dir", FLAGS.data_dir)
+        cli.check_writable_dir("--tmp_dir", FLAGS.tmp_dir)
     listing = registry.display_list_by_prefix(problem_names, starting_spaces=4)
     if FLAGS.only_list:
         print("Problems that would be generated:\n%s" % listing)
@@ -62,13 +68,14 @@ def main(argv):
         problem_names, FLAGS.data_dir, FLAGS.tmp_dir, random_seed=FLAGS.random_seed,
         task_id=FLAGS.task_id, max_cases=FLAGS.max_cases, task_id_start=FLAGS.task_id_start,
         task_id_end=FLAGS.task_id_end, num_concurrent_processes=FLAGS.num_concurrent_processes,
-        num_shards=FLAGS.num_shards, t2t_usr_dir=FLAGS.t2t_usr_dir)
+        num_shards=FLAGS.num_shards, t2t_usr_dir=FLAGS.t2t_usr_dir,
+        datatypes_to_clean=FLAGS.datatypes_to_clean)
     return 0
 
 
 def console_main():
     """Entry point of the `t2t-datagen` console script."""
-    cli.run_main(main, "t2t-datagen")
+    cli.run_main(main, "t2t-datagen", doc=__doc__)
 
 
 if __name__ == "__main__":

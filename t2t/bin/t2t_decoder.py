@@ -29,6 +29,7 @@ import tensorflow as tf  # noqa: E402  (after the TF log setting)
 
 from t2t.decoding import decoding  # noqa: E402  (after the TF log setting)
 from t2t.core import errors, registry  # noqa: E402
+from t2t.data import shard_check  # noqa: E402
 from t2t.training import trainer_lib  # noqa: E402
 from t2t.bin import flags as t2t_flags  # noqa: E402
 
@@ -120,8 +121,52 @@ def hparams_from_flags():
                                       problem_name=FLAGS.problem, hparams_path=hparams_path)
 
 
+def parse_decode_hparams(overrides):
+    """decoding.decode_hparams(overrides); a bad name or value is a one-line UserError.
+
+        parse_decode_hparams("beam_sze=4")
+        # UserError: --decode_hparams='beam_sze=4': unknown hparam 'beam_sze'; did you mean
+        # beam_size, batch_size?
+    """
+    try:
+        return decoding.decode_hparams(overrides)
+    except ValueError as error:
+        raise errors.UserError("--decode_hparams=%r: %s" % (overrides, error)) from None
+
+
+def check_input_files():
+    """The files the flags name exist (before any model is built)."""
+    for name in ("decode_from_file", "score_file"):
+        value = getattr(FLAGS, name)
+        if value and FLAGS.decode_shards <= 1 and not tf.io.gfile.exists(
+                os.path.expanduser(value)):
+            raise errors.UserError("--%s %s does not exist; give a text file with one %s per "
+                                   "line" % (name, value, "input" if name == "decode_from_file"
+                                             else "'input<TAB>target' pair"))
+    if FLAGS.decode_to_file:
+        cli.check_writable_dir("--decode_to_file",
+                               os.path.dirname(os.path.abspath(os.path.expanduser(
+                                   FLAGS.decode_to_file))))
+
+
+def check_trained_with(model_dir):
+    """Stop when `model_dir` was trained with another --model / --hparams_set / --problem.
+
+    Its flags.txt (written by t2t-trainer) says what it holds; decoding it with another
+    model would end in a long checkpoint-restore traceback.
+    """
+    saved = trainer_lib.read_saved_flags(model_dir)
+    for name in ("model", "hparams_set", "problem"):
+        value = getattr(FLAGS, name)
+        if saved.get(name) and value and saved[name] != value:
+            raise errors.UserError(
+                "%s was trained with --%s=%s, not %s; decode with the flags it was trained "
+                "with (see %s)" % (model_dir, name, saved[name], value,
+                                   os.path.join(model_dir, trainer_lib.FLAGS_FILENAME)))
+
+
 def create_decode_hparams():
-    decode_hp = decoding.decode_hparams(FLAGS.decode_hparams)
+    decode_hp = parse_decode_hparams(FLAGS.decode_hparams)
     decode_hp.shards = FLAGS.decode_shards
     decode_hp.shard_id = FLAGS.worker_id
     decode_hp.decode_in_memory = FLAGS.decode_in_memory or decode_hp.decode_in_memory
@@ -148,8 +193,9 @@ def score(checkpoint_path):
 
 def decode(estimator, hparams, decode_hp, checkpoint_path):
     if FLAGS.decode_interactive:
-        decoding.decode_interactively(estimator, hparams, decode_hp,
-                                      checkpoint_path=checkpoint_path)
+        count = decoding.decode_interactively(estimator, hparams, decode_hp,
+                                              checkpoint_path=checkpoint_path)
+        print("t2t-decoder: decoded %d inputs" % count)
     elif FLAGS.decode_from_file:
         decode_to_file = os.path.expanduser(FLAGS.decode_to_file) if FLAGS.decode_to_file \
             else None
@@ -174,26 +220,39 @@ def main(argv):
     cli.reject_extra_args(argv, "t2t-decoder")
     logging.set_verbosity(logging.INFO)
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
-    cli.set_random_seed(FLAGS.random_seed)
+    # Flags, names and files first: a mistake is one line before any TensorFlow work.
     require_flags("problem", "model", "hparams_set")
     if FLAGS.use_tpu:
         raise errors.UserError("t2t-decoder does not decode on TPUs; drop --use_tpu")
-    registry.model(FLAGS.model)  # An unknown name fails here, before any work.
+    decode_hp = create_decode_hparams()
+    check_input_files()
+    registry.model(FLAGS.model)
+    registry.problem(FLAGS.problem)
+    registry.hparams(FLAGS.hparams_set)
     model_dir, checkpoint_path = resolve_checkpoint(FLAGS.checkpoint_path, FLAGS.output_dir)
+    check_trained_with(model_dir)
+    cli.set_random_seed(FLAGS.random_seed)
     if FLAGS.score_file:
         score(checkpoint_path)
         return 0
     hparams = hparams_from_flags()
-    decode_hp = create_decode_hparams()
     estimator = create_estimator(FLAGS.model, hparams, model_dir, decode_hp,
                                  disable_grappler=FLAGS.disable_grappler_optimizations)
-    decode(estimator, hparams, decode_hp, checkpoint_path)
+    try:
+        decode(estimator, hparams, decode_hp, checkpoint_path)
+    except tf.errors.DataLossError as error:
+        if FLAGS.decode_from_file or FLAGS.decode_interactive:
+            raise
+        split = "test" if FLAGS.eval_use_test_set else tf.estimator.ModeKeys.EVAL
+        raise shard_check.explain_data_loss(
+            error, hparams.problem.data_files(hparams.data_dir, split),
+            problem_name=FLAGS.problem, data_dir=hparams.data_dir) from None
     return 0
 
 
 def console_main():
     """Entry point of the `t2t-decoder` console script."""
-    cli.run_main(main, "t2t-decoder")
+    cli.run_main(main, "t2t-decoder", doc=__doc__)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,6 @@ from t2t.bin import t2t_decoder  # The trainer and decoder flags, and their help
 
 from t2t.hub import export as hub_export  # noqa: E402
 from t2t.serving import export  # noqa: E402  (t2t_decoder set the TF log level first)
-from t2t.decoding import decoding  # noqa: E402
 from t2t.core import errors, registry  # noqa: E402
 
 FLAGS = flags.FLAGS
@@ -55,11 +54,14 @@ def main(argv):
     cli.reject_extra_args(argv, "t2t-exporter")
     logging.set_verbosity(logging.INFO)
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
-    cli.set_random_seed(FLAGS.random_seed)
+    # Flags, names and the checkpoint first: a mistake is one line before any model work.
     t2t_decoder.require_flags("problem", "model", "hparams_set")
+    decode_hp = t2t_decoder.parse_decode_hparams(FLAGS.decode_hparams)
     registry.model(FLAGS.model)
-    _, checkpoint_path = t2t_decoder.resolve_checkpoint(FLAGS.checkpoint_path,
-                                                        FLAGS.output_dir)
+    model_dir, checkpoint_path = t2t_decoder.resolve_checkpoint(FLAGS.checkpoint_path,
+                                                                FLAGS.output_dir)
+    t2t_decoder.check_trained_with(model_dir)
+    cli.set_random_seed(FLAGS.random_seed)
     hparams = t2t_decoder.hparams_from_flags()
     if FLAGS.export_as_tfhub:
         run_dir = os.path.expanduser(FLAGS.output_dir or os.path.dirname(checkpoint_path))
@@ -69,7 +71,6 @@ def main(argv):
                                 default_seq_length=FLAGS.default_seq_length)
         print(export_dir)
         return 0
-    decode_hp = decoding.decode_hparams(FLAGS.decode_hparams)
     default_dir = os.path.join(os.path.dirname(checkpoint_path), "export")
     export_dir = os.path.expanduser(FLAGS.export_dir or default_dir)
     path = export.export_saved_model(FLAGS.model, hparams, checkpoint_path, export_dir,
@@ -80,7 +81,7 @@ def main(argv):
 
 def console_main():
     """Entry point of the `t2t-exporter` console script."""
-    cli.run_main(main, "t2t-exporter")
+    cli.run_main(main, "t2t-exporter", doc=__doc__)
 
 
 if __name__ == "__main__":

@@ -178,41 +178,78 @@ def flags_text(names=None):
     return "\n".join(line for line in lines if line) + "\n"
 
 
-def _quiet_tensorflow_python_logs():
-    # TF's deprecation notices (one per Estimator internal) bury the trainer's own lines.
+# The splits each schedule reads; the trainer checks their files before building anything.
+_SCHEDULE_SPLITS = {
+    "train": ("train",),
+    "evaluate": ("eval",),
+    "continuous_eval": ("eval",),
+    "continuous_eval_on_train_data": ("train",),
+    "evaluate_on_train_data": ("train",),
+    "train_and_evaluate": ("train", "eval"),
+    "continuous_train_and_eval": ("train", "eval"),
+    "run_std_server": (),
+}
+
+
+def data_files_to_check(problem, schedule):
+    """The data files `schedule` will read, checked (UserError if missing or short)."""
+    files = []
+    for split in _SCHEDULE_SPLITS.get(schedule, ("train", "eval")):
+        if split == "eval" and FLAGS.eval_use_test_set:
+            split = "test"
+        files += problem.data_files(data_dir(), split)
+    return files
+
+
+def has_checkpoint(model_dir):
     import tensorflow as tf
-    from tensorflow.python.util import deprecation
-    deprecation._PRINT_DEPRECATION_WARNINGS = False  # pylint: disable=protected-access
-    tf.get_logger().setLevel("WARNING")
+    return bool(tf.train.latest_checkpoint(model_dir))
 
 
 def main(argv, hp_overrides=""):
     cli.reject_extra_args(argv, "t2t-trainer", accepted="--flags (and --hp_NAME VALUE pairs)")
     logging.set_verbosity(logging.INFO)
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
-    if FLAGS.hparams_range:
-        raise errors.UserError("--hparams_range (hyperparameter tuning on Cloud ML Engine) is "
-                               "not supported by t2t; drop it")
     from t2t.core import registry
+    from t2t.data import shard_check
     from t2t.training import trainer_lib
 
+    # Flags, names, folders and data files first: a mistake is one line before any
+    # TensorFlow work.
     schedule = FLAGS.schedule
     model_name, hparams_set = _require("model"), _require("hparams_set")
     problem_name = _require("problem")
     registry.model(model_name)  # unknown names fail here, before any work
-    registry.problem(problem_name)
+    problem = registry.problem(problem_name)
     model_dir = output_dir()
-    hparams_path = os.path.join(model_dir, trainer_lib.HPARAMS_FILENAME)
-    trainer_lib.check_resume_flags(model_dir, model=model_name, hparams_set=hparams_set,
-                                   problem=problem_name)
+    cli.check_writable_dir("--output_dir", model_dir)
+    if FLAGS.generate_data:
+        if not FLAGS.data_dir:
+            raise errors.UserError("--generate_data needs --data_dir")
+        cli.check_writable_dir("--data_dir", data_dir())
+        cli.check_writable_dir("--tmp_dir", FLAGS.tmp_dir)
     overrides = join_overrides(FLAGS.hparams, hp_overrides)
-    hparams = trainer_lib.create_hparams(hparams_set, overrides, hparams_path=hparams_path,
+    if FLAGS.hparams_range:
+        return run_autotune(problem, model_dir, overrides)
+    hparams_path = os.path.join(model_dir, trainer_lib.HPARAMS_FILENAME)
+    # A folder without a checkpoint holds no run to resume (e.g. a first run that stopped
+    # before training): its saved hparams.json and flags are replaced, not enforced.
+    resuming = has_checkpoint(model_dir)
+    if resuming:
+        trainer_lib.check_resume_flags(model_dir, model=model_name, hparams_set=hparams_set,
+                                       problem=problem_name)
+    elif os.path.exists(hparams_path):
+        logging.info("%s has no checkpoint: starting a new run there", model_dir)
+    hparams = trainer_lib.create_hparams(hparams_set, overrides,
+                                         hparams_path=hparams_path if resuming else None,
                                          strict_resume=True)
+    if not FLAGS.generate_data:
+        files = data_files_to_check(problem, schedule)
 
-    _quiet_tensorflow_python_logs()
     cli.set_random_seed(FLAGS.random_seed)
     if FLAGS.generate_data:
         generate_data()
+        files = data_files_to_check(problem, schedule)
 
     run_config = create_run_config(hparams, model_dir)
     exp = create_experiment(run_config, hparams)
@@ -221,11 +258,75 @@ def main(argv, hp_overrides=""):
         trainer_lib.save_metadata(model_dir, hparams, flags_text=flags_text(),
                                   t2t_flags_text=flags_text(t2t_flags.T2T_FLAG_NAMES))
     logging.info("Running schedule %s in %s", schedule, model_dir)
-    result = execute_schedule(exp)
+    try:
+        result = execute_schedule(exp)
+    except tf_data_loss_error() as error:
+        raise shard_check.explain_data_loss(error, files, problem_name=problem_name,
+                                            data_dir=data_dir()) from None
     if isinstance(result, dict):
         logging.info("%s finished: %s", schedule, ", ".join(
             "%s %s" % (name, result[name]) for name in sorted(result)))
     return 0
+
+
+# Flags a trial's training run does not get from the search's command line.
+_NOT_FOR_TRIALS = ("hparams_range", "output_dir", "hparams", "generate_data", "registry_help",
+                   "autotune_objective", "autotune_maximize", "autotune_max_trials",
+                   "autotune_parallel_trials", "autotune_storage", "autotune_study_name")
+
+
+def trial_flag_args():
+    """--name=value of every flag given on the command line that a trial run takes."""
+    names = list(t2t_flags.T2T_FLAG_NAMES) + ["show_tf_deprecations"]
+    return [FLAGS[name].serialize() for name in names
+            if name in FLAGS and FLAGS[name].present and name not in _NOT_FOR_TRIALS]
+
+
+def run_autotune(problem, model_dir, overrides):
+    """--hparams_range: an Optuna study whose trials are runs of this trainer."""
+    from t2t.core import registry
+    from t2t.tuning import autotune
+
+    autotune.import_optuna()
+    ranges = FLAGS.hparams_range
+    registry.ranged_hparams(ranges)  # an unknown name fails here with the closest names
+    objective = _require("autotune_objective")
+    if FLAGS.autotune_max_trials < 1 or FLAGS.autotune_parallel_trials < 1:
+        raise errors.UserError("--autotune_max_trials and --autotune_parallel_trials must be "
+                               "at least 1")
+    if FLAGS.schedule not in ("continuous_train_and_eval", "train_and_evaluate"):
+        raise errors.UserError("--hparams_range needs evaluations during training: use "
+                               "--schedule=continuous_train_and_eval (the default)")
+    if FLAGS.generate_data:  # once, before the trials (not in each of them)
+        generate_data()
+    data_files_to_check(problem, FLAGS.schedule)
+    study_name = FLAGS.autotune_study_name or "-".join(
+        (FLAGS.problem, FLAGS.model, FLAGS.hparams_set, ranges))
+    spec = autotune.StudySpec(
+        output_dir=model_dir, ranges=ranges, objective=objective,
+        maximize=FLAGS.autotune_maximize, max_trials=FLAGS.autotune_max_trials,
+        parallel_trials=FLAGS.autotune_parallel_trials, storage=FLAGS.autotune_storage,
+        study_name=study_name, base_hparams=overrides, seed=FLAGS.random_seed)
+
+    def say(line):
+        print("t2t-trainer: %s" % line, flush=True)
+
+    say("study %s in %s: %d trials over %s, %s %s" % (
+        study_name, autotune.storage_url(spec), spec.max_trials, ranges,
+        "maximizing" if spec.maximize else "minimizing", objective))
+    results = autotune.run_study(spec, autotune.python_trainer_command(trial_flag_args()),
+                                 out=say)
+    print(autotune.results_table(results, objective, spec.maximize), flush=True)
+    if autotune.best_result(results, spec.maximize) is None:
+        failures = [r.error for r in results if r.error]
+        raise errors.UserError("no trial completed; %s" % (
+            failures[0] if failures else "see the trials' train.log files"))
+    return 0
+
+
+def tf_data_loss_error():
+    import tensorflow as tf
+    return tf.errors.DataLossError
 
 
 def console_main(argv=None):
@@ -235,7 +336,8 @@ def console_main(argv=None):
         argv, hp_overrides = split_hp_args(argv)
     except errors.UserError as error:
         cli.exit_with_user_error("t2t-trainer", error)
-    cli.run_main(lambda args: main(args, hp_overrides), "t2t-trainer", argv=argv)
+    cli.run_main(lambda args: main(args, hp_overrides), "t2t-trainer", argv=argv,
+                 doc=__doc__)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.masked_lm",
         "t2t.problems.text_problems_tmpdir",
         "t2t.problems.translate_ende",
+        "t2t.problems.wiki_lm",
     ),
     "models": (
         "t2t.layers.common_hparams",

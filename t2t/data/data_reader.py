@@ -17,7 +17,7 @@ from typing import Dict
 import tensorflow as tf
 from absl import logging
 
-from t2t.data import batching, packing, windows
+from t2t.data import batching, packing, shard_check, windows
 from t2t.data.batching import (  # noqa: F401  (T2T's names in data_reader)
     NO_MAX_LENGTH as _NO_MAX_LENGTH, _batching_scheme, _bucket_boundaries, _divisors,
     _highly_composite_numbers, batching_scheme, bucket_boundaries, example_length,
@@ -40,12 +40,12 @@ _file_num_records_cache: Dict[str, int] = {}
 
 
 def _file_num_records_cached(filename):
-    """Number of records in a TFRecord file, counted once per process."""
+    """Number of records in a TFRecord file, counted once per process.
+
+    A damaged file is a one-line `shard_check.DataFileError` naming it and the fix.
+    """
     if filename not in _file_num_records_cache:
-        count = 0
-        for _ in tf.compat.v1.io.tf_record_iterator(filename):
-            count += 1
-        _file_num_records_cache[filename] = count
+        _file_num_records_cache[filename] = shard_check.checked_num_records(filename)
     return _file_num_records_cache[filename]
 
 

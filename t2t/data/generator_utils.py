@@ -36,6 +36,7 @@ from t2t.core.progress import Progress
 from t2t.data.packing import (  # noqa: F401  (T2T exposed its packers here)
     INDEX_DTYPE, SequenceDatasetPacker, _pack_with_custom_ops, pack_dataset)
 from t2t.encoders import text_encoder
+from t2t.data import shard_check
 
 UNSHUFFLED_SUFFIX = "-unshuffled"
 _SHARD_RE = re.compile(r"-\d{5}-of-\d{5}$")
@@ -212,6 +213,7 @@ def generate_files(generator, output_filenames, max_cases=None, cycle_every_n=1)
     progress = Progress("generate_files %s" % _files_description(output_filenames),
                         unit="examples", total=max_cases or None)
     count, shard = 0, 0
+    shard_counts = [0] * num_shards
     with contextlib.ExitStack() as stack:
         # Exits run in reverse: writers close first, then every temp file is renamed
         # (or, on an exception, removed).
@@ -221,12 +223,15 @@ def generate_files(generator, output_filenames, max_cases=None, cycle_every_n=1)
             if case is None:
                 continue
             writers[shard].write(to_example(case).SerializeToString())
+            shard_counts[shard] += 1
             count += 1
             progress.update(1)
             if count % cycle_every_n == 0:
                 shard = (shard + 1) % num_shards
             if max_cases and count >= max_cases:
                 break  # Checked after writing, so no extra case is drawn from the generator.
+    for path, shard_count in zip(output_filenames, shard_counts):
+        shard_check.record_shard(path, shard_count)  # Readers check the shard against it.
     progress.done(files=num_shards, MB=_total_megabytes(output_filenames))
 
 
@@ -268,6 +273,7 @@ def write_records(records, out_filename):
             for record in records:
                 writer.write(record)
                 count += 1
+    shard_check.record_shard(out_filename, count)
     return count
 
 
@@ -279,6 +285,7 @@ def _shuffle_single(fname, extra_fn=None, rng=None):
         records = extra_fn(records)
     count = write_records(records, _shuffled_name(fname))
     remove_path(fname)
+    shard_check.remove_record(fname)
     return count
 
 
@@ -311,6 +318,7 @@ def shuffle_dataset(filenames, extra_fn=None, random_seed=None, rng=None):
             continue
         if path_exists(out_fname):
             remove_path(fname)  # A crash may have come between the write and the delete.
+            shard_check.remove_record(fname)
             logging.info("shuffle_dataset: %s exists, skipping", out_fname)
             continue
         if not path_exists(fname):

@@ -158,6 +158,7 @@ class _Job:
     max_cases: int
     usr_dir: str
     verbosity: int
+    datatypes_to_clean: Optional[tuple] = None
 
 
 def _init_worker():
@@ -176,6 +177,8 @@ def _run_job(job: _Job):
     logging.set_verbosity(job.verbosity)
     usr_dir.import_usr_dir(job.usr_dir)  # a no-op if already imported (or none given)
     problem = registry.problem(job.problem_name)
+    if job.datatypes_to_clean is not None:
+        problem.datatypes_to_clean_override = list(job.datatypes_to_clean)
     logging.info("datagen: generating %s%s into %s (seed %s)", job.problem_name,
                  "" if job.task_id < 0 else " task %d" % job.task_id, job.data_dir, job.seed)
     start = time.time()
@@ -281,15 +284,46 @@ def summarize_problem(name, data_dir, seconds) -> GenerationSummary:
 # ----------------------------------------------------------------------------
 # Generation
 # ----------------------------------------------------------------------------
-def _prepare_dir(path):
-    """Expand `~`, make local paths absolute (workers may run elsewhere), create the folder."""
+def _prepare_dir(path, what="folder"):
+    """Expand `~`, make local paths absolute (workers may run elsewhere), create the folder.
+
+    A folder that cannot be created (a path under a file, no permission) is a UserError
+    naming it: `data_dir /x/file/d cannot be created (...); give a folder you can write to`.
+    """
     import tensorflow as tf
 
     path = os.path.expanduser(path)
     if "://" not in path:
         path = os.path.abspath(path)
-    tf.io.gfile.makedirs(path)
+    try:
+        tf.io.gfile.makedirs(path)
+    except (tf.errors.OpError, OSError) as error:
+        reason = getattr(error, "message", None) or str(error)
+        raise errors.UserError("%s %s cannot be created (%s); give a folder you can write to"
+                               % (what, path, reason.splitlines()[0])) from None
+    if "://" not in path and not os.access(path, os.W_OK | os.X_OK):
+        raise errors.UserError("%s %s is not writable; give a folder you can write to" %
+                               (what, path))
     return path
+
+
+def _check_datatypes_to_clean(problem_names, datatypes_to_clean):
+    """The kinds as a tuple; UserError for unknown kinds or problems that are not
+    translation problems."""
+    from t2t.problems import translate
+    kinds = tuple(_split_list(datatypes_to_clean) if isinstance(datatypes_to_clean, str)
+                  else datatypes_to_clean)
+    unknown = [kind for kind in kinds if kind not in translate.DATATYPES]
+    if unknown:
+        raise errors.UserError("--datatypes_to_clean: unknown kind(s) %s; use a comma list "
+                               "of %s" % (", ".join(unknown), ", ".join(translate.DATATYPES)))
+    others = [name for name in problem_names
+              if not isinstance(registry.problem(name), translate.TranslateProblem)]
+    if others:
+        raise errors.UserError("--datatypes_to_clean applies to translation problems only; "
+                               "%s %s not one" % (", ".join(others),
+                                                  "is" if len(others) == 1 else "are"))
+    return kinds
 
 
 def _task_range(problem, task_id_start, task_id_end):
@@ -311,8 +345,8 @@ def generate_problems(problem_names: Iterable[str], data_dir, tmp_dir,
                       random_seed=DEFAULT_RANDOM_SEED, task_id=-1, max_cases=0,
                       task_id_start=-1, task_id_end=-1,
                       num_concurrent_processes=DEFAULT_NUM_CONCURRENT_PROCESSES,
-                      num_shards=0, t2t_usr_dir="", mp_start_method="spawn"
-                      ) -> List[GenerationSummary]:
+                      num_shards=0, t2t_usr_dir="", mp_start_method="spawn",
+                      datatypes_to_clean=None) -> List[GenerationSummary]:
     """Generate data for each problem; jobs run in up to `num_concurrent_processes` processes.
 
     Args:
@@ -328,6 +362,9 @@ def generate_problems(problem_names: Iterable[str], data_dir, tmp_dir,
       num_shards: T2T's legacy flag; any non-zero value is an error for registered problems.
       t2t_usr_dir: the user's folder, re-imported by worker processes.
       mp_start_method: multiprocessing start method for the worker pool.
+      datatypes_to_clean: for translation problems, the kinds of training corpora ("txt",
+        "tsv", "tmx") to filter with cleaner_en_xx instead of the problem's own choice
+        (None: the problem's; [] cleans nothing).
 
     Returns:
       One `GenerationSummary` per problem, in order; the summary lines are also logged.
@@ -345,12 +382,14 @@ def generate_problems(problem_names: Iterable[str], data_dir, tmp_dir,
         data_dir = tempfile.gettempdir()
         logging.warning("It is strongly recommended to specify --data_dir. "
                         "Data will be written to default data_dir=%s.", data_dir)
-    data_dir, tmp_dir = _prepare_dir(data_dir), _prepare_dir(tmp_dir)
+    data_dir, tmp_dir = _prepare_dir(data_dir, "data_dir"), _prepare_dir(tmp_dir, "tmp_dir")
     verbosity = logging.get_verbosity()
     # Only for the closing summary line; the jobs log their own progress.
     total = Progress("datagen", unit="problems", every_seconds=float("inf"))
 
     jobs, prepare_seconds = [], collections.defaultdict(float)
+    if datatypes_to_clean is not None:
+        datatypes_to_clean = _check_datatypes_to_clean(problem_names, datatypes_to_clean)
     for name in problem_names:
         problem = registry.problem(name)
         if task_id is not None and task_id >= 0:
@@ -368,7 +407,7 @@ def generate_problems(problem_names: Iterable[str], data_dir, tmp_dir,
         for job_task_id in task_ids:
             seed = None if random_seed is None else derive_seed(random_seed, name, job_task_id)
             jobs.append(_Job(name, data_dir, tmp_dir, seed, job_task_id, max_cases,
-                             t2t_usr_dir or "", verbosity))
+                             t2t_usr_dir or "", verbosity, datatypes_to_clean))
 
     times = _run_jobs(jobs, num_concurrent_processes, mp_start_method)
 

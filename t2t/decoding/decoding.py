@@ -23,6 +23,7 @@ import contextlib
 import os
 import re
 import string
+import sys
 
 import numpy as np
 import tensorflow as tf
@@ -386,18 +387,91 @@ def decode_dev_sample(estimator, hparams, decode_hp, num_examples=5, checkpoint_
     return DevDecodeSummary(inputs, decodes, references, correct / num_decoded, num_decoded)
 
 
+# ---------------------------------------------------------------------------- input checks
+def _input_vocab_size(hparams, feature):
+    """How many ids the model's `feature` embedding holds (None if unknown)."""
+    sizes = getattr(hparams.problem_hparams, "vocab_size", None) or {}
+    size = sizes.get(feature) if isinstance(sizes, dict) else None
+    if size is None:
+        size = getattr(hparams.problem_hparams.vocabulary.get(feature), "vocab_size", None)
+    return size
+
+
+def _is_integer(token):
+    try:
+        int(token)
+    except ValueError:
+        return False
+    return True
+
+
+def encode_input(vocabulary, text, vocab_size=None):
+    """The ids of one input; ValueError with a one-line reason for text the model cannot take.
+
+    A plain `TextEncoder` (the algorithmic problems) reads space-separated integers, so its
+    errors name the token:
+
+        encode_input(text_encoder.TextEncoder(), "0 1 1", vocab_size=4)   # [2, 3, 3]
+        encode_input(text_encoder.TextEncoder(), "0 x", vocab_size=4)
+        # ValueError: token 'x' is not a number; inputs are space-separated tokens 0..1
+        encode_input(text_encoder.TextEncoder(), "0 5", vocab_size=4)
+        # ValueError: token '5' is outside the vocabulary; inputs are ... tokens 0..1
+    """
+    numeric = type(vocabulary) is text_encoder.TextEncoder  # pylint: disable=unidiomatic-typecheck
+    reserved = vocabulary.num_reserved_ids if numeric else 0
+    expected = ("inputs are space-separated tokens 0..%d" % (vocab_size - reserved - 1)
+                if numeric and vocab_size else "")
+    if numeric:
+        for token in text.split():
+            if not _is_integer(token):
+                raise ValueError("token %r is not a number; %s" % (token, expected or
+                                 "inputs are space-separated integers"))
+    try:
+        ids = vocabulary.encode(text)
+    except (ValueError, KeyError, UnicodeError) as error:
+        raise ValueError("cannot be encoded (%s)" % str(error).strip()) from None
+    if vocab_size:
+        for position, id_ in enumerate(ids):
+            if not 0 <= id_ < vocab_size:
+                if numeric:
+                    raise ValueError("token %r is outside the vocabulary; %s" % (
+                        text.split()[position], expected))
+                raise ValueError("id %d is outside the vocabulary of %d ids" % (id_, vocab_size))
+    return ids
+
+
+def check_inputs(inputs, vocabulary, vocab_size, source, delimiter="\n"):
+    """UserError naming the first record of `inputs` (in file order) that cannot be encoded.
+
+        check_inputs(["0 1", "0 7"], text_encoder.TextEncoder(), 4, "in.txt")
+        # UserError: in.txt line 2: token '7' is outside the vocabulary; inputs are ...
+    """
+    what = "line" if delimiter == "\n" else "record"
+    for number, text in enumerate(inputs, 1):
+        try:
+            encode_input(vocabulary, text, vocab_size)
+        except ValueError as error:
+            raise errors.UserError("%s %s %d: %s" % (source, what, number, error)) from None
+
+
 # ---------------------------------------------------------------------------- file
+def _read_records(filename, delimiter="\n"):
+    """The stripped records of a file, in order; the delimiter ending the last is dropped."""
+    with tf.io.gfile.GFile(filename) as f:
+        records = f.read().split(delimiter)
+    inputs = [record.strip() for record in records]
+    if inputs and not inputs[-1]:
+        inputs.pop()  # The delimiter ending the last record.
+    return inputs
+
+
 def _get_sorted_inputs(filename, delimiter="\n"):
     """(inputs sorted by word count, longest first; {original index: sorted index}).
 
         # file "a b\\nc d e\\nf\\n" -> (["c d e", "a b", "f"], {0: 1, 1: 0, 2: 2})
     """
     logging.info("Getting sorted inputs")
-    with tf.io.gfile.GFile(filename) as f:
-        records = f.read().split(delimiter)
-    inputs = [record.strip() for record in records]
-    if not inputs[-1]:
-        inputs.pop()  # The delimiter ending the last record.
+    inputs = _read_records(filename, delimiter)
     # Longest first: an out-of-memory error shows up on the first batch. The sort is
     # stable, so equal lengths keep their order.
     order = sorted(range(len(inputs)), key=lambda i: -len(inputs[i].split()))
@@ -501,6 +575,10 @@ def decode_from_file(estimator, filename, hparams, decode_hp, decode_to_file=Non
         raise errors.UserError("--decode_from_file %s does not exist; give a text file with "
                                "one input per line" % filename)
     logging.info("Performing decoding from file (%s).", filename)
+    # Every line is checked before the model runs: a bad token is one line naming its line.
+    check_inputs(_read_records(filename, decode_hp.delimiter), inputs_vocab,
+                 _input_vocab_size(hparams, "inputs" if has_input else "targets"), filename,
+                 decode_hp.delimiter)
     if has_input:
         sorted_inputs, sorted_keys = _get_sorted_inputs(filename, decode_hp.delimiter)
     else:
@@ -570,26 +648,37 @@ _INTERACTIVE_HELP = (
     "  ns=<num_samples>    (changes number of samples, default: 1)\n"
     "  dl=<decode_length>  (changes decode length, default: %d)\n"
     "  <%s>  (decode)\n"
-    "  q                   (quit)\n"
-    ">")
+    "  q                   (quit)")
 
 
-def _interactive_input_fn(hparams, decode_hp, read_line=input):
+def _report_to_stderr(message):
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+def _interactive_input_fn(hparams, decode_hp, read_line=input, say=print,
+                          report=_report_to_stderr):
     """Yield {"inputs": int32 [num_samples, L, 1, 1], "decode_length": int32} per line read.
 
     Commands: "q" quits, "ns=<n>" sets the number of samples, "dl=<n>" the decode length
     (ids beyond the input length; honoured by the Transformer's fast decoder, as in T2T).
+    The help banner is shown once (`say`); each line is then read after a ">" prompt. A
+    line the model cannot take (a token outside the vocabulary, not a number) is reported
+    through `report` with its number, and the session goes on.
     """
     num_samples = decode_hp.num_samples if decode_hp.num_samples > 0 else 1
     decode_length = decode_hp.extra_length
     inputs_vocab, _, has_input = _vocabularies(hparams)
+    vocab_size = _input_vocab_size(hparams, "inputs" if has_input else "targets")
+    say(_INTERACTIVE_HELP % (num_samples, decode_length, decode_hp.extra_length,
+                             "source_string" if has_input else "target_prefix"))
+    number = 0
     while True:
         try:
-            line = read_line(_INTERACTIVE_HELP % (
-                num_samples, decode_length, decode_hp.extra_length,
-                "source_string" if has_input else "target_prefix"))
+            line = read_line(">")
         except EOFError:
             return
+        number += 1
         if line == "q":
             return
         if line[:3] in ("ns=", "dl="):
@@ -602,12 +691,17 @@ def _interactive_input_fn(hparams, decode_hp, read_line=input):
                 num_samples = max(1, value)
             else:
                 decode_length = max(0, value)
+            say("num_samples=%d  decode_length=%d" % (num_samples, decode_length))
             continue
         if line.startswith("it="):
             if line[3:] != "text":
                 logging.error("only text input is supported (it=text)")
             continue
-        input_ids = inputs_vocab.encode(line)
+        try:
+            input_ids = encode_input(inputs_vocab, line, vocab_size)
+        except ValueError as error:
+            report("error: line %d %r: %s; type another line (q quits)" % (number, line, error))
+            continue
         if has_input:
             input_ids.append(text_encoder.EOS_ID)
         ids = np.array(input_ids, dtype=np.int32).reshape([1, -1, 1, 1])
@@ -616,18 +710,19 @@ def _interactive_input_fn(hparams, decode_hp, read_line=input):
 
 
 def decode_interactively(estimator, hparams, decode_hp, checkpoint_path=None, read_line=input,
-                         write=print):
+                         write=print, say=print, report=_report_to_stderr):
     """Read inputs from the terminal (`read_line`) and `write` each decode.
 
-    With return_beams every beam is written as `"<decode>"\\tScore:<score>`.
-    Returns the number of inputs decoded.
+    With return_beams every beam is written as `"<decode>"\\tScore:<score>`. The help banner
+    and the settings after "ns=" / "dl=" go to `say`; lines that cannot be encoded are
+    reported (`report`, stderr) and skipped. Returns the number of inputs decoded.
     """
     checkpoint_path = _checkpoint_or_error(estimator, checkpoint_path)
     targets_vocab = hparams.problem_hparams.vocabulary["targets"]
     p_hparams = hparams.problem_hparams
     skip_eos_postprocess = decode_hp.skip_eos_postprocess or "class_label" in (
         p_hparams.modality.get("targets", ""))
-    gen = _interactive_input_fn(hparams, decode_hp, read_line)
+    gen = _interactive_input_fn(hparams, decode_hp, read_line, say=say, report=report)
     try:
         make_input_fn = make_input_fn_from_generator(gen)
     except StopIteration:

@@ -613,12 +613,8 @@ def two_class_log_likelihood(predictions, labels, weights_fn=None):
 
 
 def _sari_score(predictions, labels, features, **unused_kwargs):
-    """approx_sari_score from t2t.evaluation.sari_hook, when that module exists."""
-    try:
-        from t2t.evaluation import sari_hook
-    except ImportError:
-        raise ValueError("%s needs t2t.evaluation.sari_hook, which t2t does not have yet; remove "
-                         "it from the problem's eval_metrics()" % Metrics.APPROX_SARI) from None
+    """approx_sari_score: `sari_hook.sari_score` (SARI of argmax ids against the labels)."""
+    from t2t.evaluation import sari_hook
     return sari_hook.sari_score(predictions, labels, features, **unused_kwargs)
 
 

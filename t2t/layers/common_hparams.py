@@ -212,12 +212,13 @@ class RangedHParams:
         self._int_params[name] = (name, int(min_val), int(max_val), scale)
 
     def fix_select_params(self, hp):
-        """Remove the ranges of names already fixed in the HParams `hp`."""
-        for ctr in (self._categorical_params, self._discrete_params, self._float_params,
-                    self._int_params):
-            for name in list(ctr):
-                if name in hp:
-                    del ctr[name]
+        """Fix every name of the HParams `hp` to its value there (a one-point discrete range),
+        as T2T did."""
+        for name, value in hp.values().items():
+            for ctr in (self._categorical_params, self._discrete_params, self._float_params,
+                        self._int_params):
+                ctr.pop(name, None)
+            self.set_discrete(name, [value])
 
     def to_parameter_specs(self, name_prefix=""):
         """Cloud-ML-Engine style specs, one dict per hyperparameter."""

@@ -488,6 +488,14 @@ class Transformer(t2t_model.T2TModel):
             self, features, decode_length, beam_size=beam_size, top_beams=top_beams,
             alpha=alpha, use_tpu=use_tpu)
 
+    def _fast_decode_tpu(self, features, decode_length, beam_size=1, top_beams=1, alpha=1.0):
+        """Cached decoding with fixed shapes (preallocated cache, static while_loop state),
+        as on TPUs; the same ids as `_fast_decode`, 0-padded to input length +
+        decode_length."""
+        return transformer_fast_decode.transformer_fast_decode(
+            self, features, decode_length, beam_size=beam_size, top_beams=top_beams,
+            alpha=alpha, use_tpu=True)
+
 
 @registry.register_model
 class TransformerEncoder(t2t_model.T2TModel):
@@ -706,3 +714,30 @@ def transformer_big_tpu():
 def transformer_tiny_tpu():
     """transformer_tiny with `update_hparams_for_tpu`."""
     return update_hparams_for_tpu(transformer_tiny())
+
+
+# ---------------------------------------------------------------------------- search ranges
+# For t2t-trainer --hparams_range=NAME (T2T's ranges; the search runs on Optuna).
+@registry.register_ranged_hparams
+def transformer_base_range(rhp):
+    """Learning rate, warmup, initializer gain, Adam betas and weight decay around base."""
+    rhp.set_float("learning_rate", 0.3, 3.0, scale=rhp.LOG_SCALE)
+    rhp.set_discrete("learning_rate_warmup_steps", [1000, 2000, 4000, 8000, 16000])
+    rhp.set_float("initializer_gain", 0.5, 2.0)
+    rhp.set_float("optimizer_adam_beta1", 0.85, 0.95)
+    rhp.set_float("optimizer_adam_beta2", 0.97, 0.99)
+    rhp.set_float("weight_decay", 0.0, 1e-4)
+
+
+@registry.register_ranged_hparams
+def transformer_tiny_tpu_range(rhp):
+    """Learning rate and weight decay (T2T's range for transformer_tiny_tpu)."""
+    rhp.set_float("learning_rate", 0.3, 3.0, scale=rhp.LOG_SCALE)
+    rhp.set_float("weight_decay", 0.0, 2.0)
+
+
+@registry.register_ranged_hparams
+def transformer_tpu_range(rhp):
+    """transformer_base_range with weight decay up to 2.0 (T2T's range for the TPU sets)."""
+    transformer_base_range(rhp)
+    rhp.set_float("weight_decay", 0.0, 2.0)

@@ -19,6 +19,8 @@ re-run the whole model each step, up to and including each row's first EOS.
 step cannot reproduce (non-causal decoders, convolutional feed-forward layers, prepended
 inputs, real or class-label targets) fall back to the slow loops.
 """
+import functools
+
 import tensorflow as tf
 from absl import logging
 
@@ -191,6 +193,100 @@ def fast_decode(encoder_output, encoder_decoder_attention_bias, symbols_to_logit
             "cache": _merge_cache(states, constants)}
 
 
+def _static_length(decode_length):
+    value = tf.get_static_value(decode_length) if tf.is_tensor(decode_length) else decode_length
+    if value is None:
+        raise ValueError("fixed-shape (TPU) decoding needs a decode length known when the "
+                         "graph is built (a static input length and decode_length); got %s"
+                         % (decode_length,))
+    return int(value)
+
+
+def fast_decode_tpu(encoder_output, encoder_decoder_attention_bias, symbols_to_logits_fn,
+                    hparams, decode_length, vocab_size, init_cache_fn=_init_transformer_cache,
+                    beam_size=1, top_beams=1, alpha=1.0, sos_id=0, eos_id=beam_search.EOS_ID,
+                    batch_size=None, force_decode_length=False, scope_prefix="body/",
+                    use_top_k_with_unique=True, cache=None):
+    """`fast_decode` with every shape fixed when the graph is built (T2T's fast_decode_tpu).
+
+    The cache is preallocated: each layer's "k" / "v" is [B, heads, decode_length, d/heads]
+    of zeros, and step i writes position i (`decode_loop_step`); the self-attention bias
+    masks the positions not written yet. The loop state never changes shape, which is what
+    XLA (TPUs) needs; on CPU/GPU it runs too, giving the same ids as `fast_decode`.
+
+    Args:
+      symbols_to_logits_fn: `(ids [B', 1] (the last id), i, cache) -> (logits [B', vocab],
+        cache)`; it must write position i of the cache.
+      decode_length: a Python int (or a tensor with a static value).
+      The others as `fast_decode`.
+
+    Returns:
+      {"outputs": int32 [B, decode_length] (greedy, top_beams == 1) or [B, top_beams,
+       decode_length], 0 after each row's EOS; "scores": [B] or [B, top_beams];
+       "cache": the final cache}.
+    """
+    decode_length = _static_length(decode_length)
+    if encoder_output is not None:
+        batch_size = common_layers.shape_list(encoder_output)[0]
+    if batch_size is None:
+        raise ValueError("fast_decode_tpu without an encoder output needs batch_size")
+    cache = init_cache_fn(cache=cache, hparams=hparams, batch_size=batch_size,
+                          attention_init_length=decode_length, encoder_output=encoder_output,
+                          encoder_decoder_attention_bias=encoder_decoder_attention_bias,
+                          scope_prefix=scope_prefix)
+    states, constants = _split_cache(cache)
+    constants = tf.nest.map_structure(lambda t: _repeat_rows(t, max(beam_size, 1)), constants)
+
+    def step_fn(ids, i, step_states):
+        logits, step_cache = symbols_to_logits_fn(ids[:, -1:], i,
+                                                  _merge_cache(step_states, constants))
+        return logits, _split_cache(step_cache)[0]
+
+    initial_ids = sos_id * tf.ones([batch_size], dtype=tf.int32)
+    if beam_size > 1:
+        decoded_ids, scores, states = beam_search.beam_search(
+            step_fn, initial_ids, beam_size, decode_length, vocab_size, alpha, states=states,
+            eos_id=eos_id, stop_early=(top_beams == 1), use_tpu=True,
+            use_top_k_with_unique=use_top_k_with_unique, fixed_states=True)
+        cache = _merge_cache(states, constants)
+        if top_beams == 1:
+            return {"outputs": decoded_ids[:, 0, 1:], "scores": scores[:, 0], "cache": cache}
+        return {"outputs": decoded_ids[:, :top_beams, 1:], "scores": scores[:, :top_beams],
+                "cache": cache}
+    temperature = hparams.sampling_temp if hparams.get("sampling_method") == "random" else 0.0
+    top_k = hparams.get("sampling_keep_top_k", -1)
+
+    def inner_loop(i, finished, last_ids, decoded_ids, step_states, log_prob):
+        logits, step_states = step_fn(last_ids, i, step_states)
+        logits = tf.cast(tf.reshape(logits, [batch_size, vocab_size]), tf.float32)
+        next_ids = tf.cast(sampling.sample_with_temperature(logits, temperature, top_k),
+                           tf.int32)
+        chosen = tf.gather(beam_search.log_prob_from_logits(logits), next_ids, batch_dims=1)
+        # The log-probabilities count up to and including each row's first EOS.
+        log_prob += tf.where(finished, tf.zeros_like(chosen), chosen)
+        next_ids = tf.where(finished, tf.zeros_like(next_ids), next_ids)
+        if not force_decode_length:
+            finished = tf.logical_or(finished, tf.equal(next_ids, eos_id))
+        mask = tf.one_hot(i, decode_length, dtype=tf.int32)
+        decoded_ids = decoded_ids * (1 - mask) + tf.expand_dims(next_ids, 1) * mask
+        return i + 1, finished, tf.expand_dims(next_ids, 1), decoded_ids, step_states, log_prob
+
+    def not_finished(i, finished, *unused):
+        return tf.logical_and(tf.less(i, decode_length),
+                              tf.logical_not(tf.reduce_all(finished)))
+
+    loop_vars = [tf.constant(0), tf.zeros([batch_size], tf.bool),
+                 tf.reshape(initial_ids, [batch_size, 1]),
+                 tf.zeros([batch_size, decode_length], tf.int32), states,
+                 tf.zeros([batch_size], tf.float32)]
+    _, _, _, decoded_ids, states, log_prob = tf.compat.v1.while_loop(
+        not_finished, inner_loop, loop_vars,
+        shape_invariants=tf.nest.map_structure(lambda t: t.shape, loop_vars),
+        parallel_iterations=1, back_prop=False)
+    return {"outputs": decoded_ids, "scores": log_prob,
+            "cache": _merge_cache(states, constants)}
+
+
 # Cache entries computed once from the encoder output; everything else grows each step.
 _CONSTANT_CACHE_KEYS = ("encoder_output", "encoder_decoder_attention_bias", "k_encdec",
                         "v_encdec")
@@ -280,6 +376,10 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
         "inputs" (or "targets"). An int "decode_length" feature overrides decode_length.
       decode_length: ids to decode beyond the input (or prompt) length.
       beam_size, top_beams, alpha: as `T2TModel.infer`.
+      use_tpu: fixed shapes throughout (`fast_decode_tpu`, T2T's `_fast_decode_tpu`): the
+        outputs are input length + decode_length long, 0 after EOS. That needs the input
+        length and decode_length when the graph is built; without them only the beam
+        search buffers are fixed (the cache grows).
 
     Returns:
       {"outputs", "scores"} as the slow decoders (prompt positions removed).
@@ -324,6 +424,15 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
             batch_size, partial_length = common_layers.shape_list(partial_targets)
             total_length = partial_length + extra_length
 
+        fixed = bool(use_tpu)
+        if fixed:
+            try:
+                total_length = _static_length(total_length)
+            except ValueError:
+                # Lengths known only at run time (CPU/GPU placeholders): fixed-size
+                # sequence buffers for beam search, a growing cache.
+                logging.info("Decode length not static; decoding with a growing cache.")
+                fixed = False
         positional_encoding = _positional_encoding(hparams, total_length + 1)
         self_attention_bias = common_attention.attention_bias_lower_triangle(total_length)
         if hparams.get("proximity_bias"):
@@ -337,12 +446,18 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
             # Position 0 sees the all-zero "shifted" input, as in training.
             targets *= tf.cast(tf.greater(i, 0), targets.dtype)
             if positional_encoding is not None:
-                targets += common_layers.cast_like(positional_encoding[:, i:i + 1], targets)
-            bias = self_attention_bias[:, :, i:i + 1, :i + 1]
+                signal = tf.slice(positional_encoding, [0, i, 0], [1, 1, -1])
+                targets += common_layers.cast_like(signal, targets)
+            if fixed:
+                # The whole preallocated cache, its unwritten positions masked.
+                bias = tf.slice(self_attention_bias, [0, 0, i, 0], [1, 1, 1, total_length])
+            else:
+                bias = self_attention_bias[:, :, i:i + 1, :i + 1]
             with _v1.variable_scope("body"):
                 body_output = model.decode(
                     targets, cache.get("encoder_output"),
-                    cache.get("encoder_decoder_attention_bias"), bias, hparams, cache=cache)
+                    cache.get("encoder_decoder_attention_bias"), bias, hparams, cache=cache,
+                    decode_loop_step=i if fixed else None)
             logits = model.top(body_output, {})
             logits = tf.reshape(logits, [-1, vocab_size])
             if partial_targets is not None:
@@ -358,12 +473,13 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
                 logits = tf.cond(tf.less(i, partial_length), forced, lambda: unforced)
             return logits, cache
 
-        result = fast_decode(
+        decode_fn = fast_decode_tpu if fixed else functools.partial(fast_decode,
+                                                                   use_tpu=use_tpu)
+        result = decode_fn(
             encoder_output, encoder_decoder_attention_bias, symbols_to_logits_fn, hparams,
             total_length, vocab_size, beam_size=beam_size, top_beams=top_beams, alpha=alpha,
             batch_size=batch_size,
-            force_decode_length=bool(hparams.get("force_decode_length", False)),
-            use_tpu=use_tpu)
+            force_decode_length=bool(hparams.get("force_decode_length", False)))
     result.pop("cache")
     if partial_targets is not None:
         if beam_size > 1 and top_beams > 1:

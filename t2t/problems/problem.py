@@ -32,7 +32,7 @@ import tensorflow as tf
 
 from t2t.core import errors
 from t2t.core.hparam import HParams
-from t2t.data import data_reader, generator_utils
+from t2t.data import data_reader, generator_utils, shard_check
 from t2t.encoders import text_encoder
 from t2t.evaluation import metrics
 
@@ -505,6 +505,16 @@ class Problem:
                                       num_parallel_calls=tf.data.AUTOTUNE, deterministic=False)
         return dataset.flat_map(to_dataset)
 
+    def data_files(self, data_dir, dataset_split=_TRAIN, shard=None):
+        """The sorted data files of a split, checked against what t2t-datagen recorded.
+
+            p.data_files("/d", "train")   # ["/d/p-train-00000-of-00010", ...]
+
+        Raises a UserError (one line, with the fix) when there are none, or when a shard's
+        size differs from the one datagen wrote beside it (`t2t.data.shard_check`).
+        """
+        return self._data_files(data_dir, dataset_split, shard)
+
     def _data_files(self, data_dir, dataset_split, shard):
         if not data_dir:
             raise errors.UserError("problem %s needs a data_dir to read its data; pass "
@@ -515,6 +525,7 @@ class Problem:
             raise errors.UserError(
                 "no data files match %s; run t2t-datagen --problem=%s --data_dir=%s first" %
                 (pattern, self.name, data_dir))
+        shard_check.check_shards(files, problem_name=self.name, data_dir=data_dir)
         logging.info("Reading %d data files matching %s", len(files), pattern)
         return files
 

@@ -36,6 +36,7 @@ from t2t.core.progress import Progress
 from t2t.data import generator_utils
 from t2t.encoders import text_encoder
 from t2t.evaluation import bleu_hook
+from t2t.problems import cleaner_en_xx
 from t2t.problems import problem
 from t2t.problems import text2text
 
@@ -43,6 +44,10 @@ try:  # POSIX only; without it concurrent datagen processes simply do not coordi
     import fcntl
 except ImportError:  # pragma: no cover
     fcntl = None
+
+
+# The kinds of corpora `datatypes_to_clean` may name.
+DATATYPES = ("txt", "tsv", "tmx")
 
 
 class TranslateProblem(text2text.Text2TextProblem):
@@ -55,6 +60,10 @@ class TranslateProblem(text2text.Text2TextProblem):
     @property
     def approx_vocab_size(self):
         return 2**15
+
+    # Set by t2t-datagen --datatypes_to_clean: replaces `datatypes_to_clean` for this
+    # instance (the compiled training files then get a "-clean-<kinds>" suffix).
+    datatypes_to_clean_override = None
 
     @property
     def datatypes_to_clean(self):
@@ -80,6 +89,10 @@ class TranslateProblem(text2text.Text2TextProblem):
         if dataset_split == problem.DatasetSplit.TRAIN:
             tag = "train"
             datatypes_to_clean = self.datatypes_to_clean
+            if self.datatypes_to_clean_override is not None:
+                datatypes_to_clean = list(self.datatypes_to_clean_override)
+                if datatypes_to_clean:
+                    tag += "-clean-" + "-".join(sorted(datatypes_to_clean))
         data_path = compile_data(tmp_dir, datasets, "%s-compiled-%s" % (self.name, tag),
                                  datatypes_to_clean=datatypes_to_clean)
         return custom_iterator(data_path + ".lang1", data_path + ".lang2")
@@ -204,12 +217,6 @@ def _cleaner(kind, datatypes_to_clean):
     """cleaner_en_xx.clean_en_xx_pairs if `kind` is to be cleaned, else None."""
     if kind not in (datatypes_to_clean or []):
         return None
-    try:
-        from t2t.problems import cleaner_en_xx
-    except ImportError:
-        raise ValueError("datatypes_to_clean=%s asks to clean %r corpora, which needs "
-                         "t2t.problems.cleaner_en_xx; it is not available in this t2t, so drop "
-                         "%r from datatypes_to_clean" % (datatypes_to_clean, kind, kind)) from None
     return cleaner_en_xx.clean_en_xx_pairs
 
 
@@ -325,6 +332,10 @@ def compile_data(tmp_dir, datasets, filename, datatypes_to_clean=None):
     Returns:
       The path prefix `<tmp_dir>/<filename>` (append ".lang1" / ".lang2").
     """
+    unknown = sorted(set(datatypes_to_clean or []) - set(DATATYPES))
+    if unknown:
+        raise ValueError("datatypes_to_clean: unknown kind(s) %s; use %s" % (
+            ", ".join(unknown), ", ".join(DATATYPES)))
     filename = os.path.join(tmp_dir, filename)
     lang1_path, lang2_path = filename + ".lang1", filename + ".lang2"
     if os.path.exists(lang1_path) and os.path.exists(lang2_path):

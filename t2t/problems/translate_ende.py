@@ -19,11 +19,19 @@ and `translate_ende_wmt32k-dev-00000-of-00001`. An example on disk:
 | translate_ende2018_wmt32k        | wmt32k's; adds the WMT18 Rapid corpus  |
 | translate_ende_pc32k             | wmt32k's; ParaCrawl v4 (bicleaner 0.7) |
 | translate_ende_wmt_pc32k         | wmt32k's; WMT plus ParaCrawl           |
+| translate_ende_wmt_clean32k, translate_ende_pc_clean32k, translate_ende_wmt_clean_pc32k, |
+| translate_ende_wmt_pc_clean32k, translate_ende_wmt_clean_pc_clean32k: the same corpora,  |
+| their training part filtered by cleaner_en_xx (`datatypes_to_clean`); wmt32k's vocab     |
+| translate_ende_wmt_multi64k      | the multilingual 64k vocab of          |
+|                                  | languagemodel_de_en_fr_ro_wiki64k      |
+| translate_ende_wmt_multi64k_packed1k | multi64k with task prefixes, packed |
+|                                  | into 1024-long examples                |
 """
 from t2t.core import registry
 from t2t.problems import problem
 from t2t.problems import text2text
 from t2t.problems import translate
+from t2t.problems import wiki_lm
 
 # [archive URL, (English file, German file) inside it]; the URLs and member names are T2T's.
 _ENDE_TRAIN_DATASETS = [
@@ -170,3 +178,88 @@ class TranslateEndeWmtPc32k(TranslateEndeWmt32k):
     @property
     def additional_training_datasets(self):
         return _ENDE_PARACRAWL_DATASETS
+
+
+# ---------------------------------------------------------------------------- cleaned corpora
+@registry.register_problem
+class TranslateEndeWmtClean32k(TranslateEndeWmt32k):
+    """translate_ende_wmt32k with its WMT training corpora cleaned (cleaner_en_xx)."""
+
+    @property
+    def use_vocab_from_other_problem(self):
+        return TranslateEndeWmt32k()
+
+    @property
+    def datatypes_to_clean(self):
+        return ["txt"]
+
+
+@registry.register_problem
+class TranslateEndePcClean32k(TranslateEndePc32k):
+    """translate_ende_pc32k with ParaCrawl cleaned (cleaner_en_xx)."""
+
+    @property
+    def datatypes_to_clean(self):
+        return ["tmx"]
+
+
+@registry.register_problem
+class TranslateEndeWmtCleanPc32k(TranslateEndeWmtPc32k):
+    """WMT (cleaned) plus ParaCrawl (as is); wmt32k's vocab."""
+
+    @property
+    def datatypes_to_clean(self):
+        return ["txt"]
+
+
+@registry.register_problem
+class TranslateEndeWmtPcClean32k(TranslateEndeWmtPc32k):
+    """WMT (as is) plus ParaCrawl (cleaned); wmt32k's vocab."""
+
+    @property
+    def datatypes_to_clean(self):
+        return ["tmx"]
+
+
+@registry.register_problem
+class TranslateEndeWmtCleanPcClean32k(TranslateEndeWmtPcClean32k):
+    """WMT and ParaCrawl, both cleaned; wmt32k's vocab."""
+
+    @property
+    def datatypes_to_clean(self):
+        return ["txt", "tmx"]
+
+
+# ---------------------------------------------------------------------------- multilingual
+@registry.register_problem
+class TranslateEndeWmtMulti64k(TranslateEndeWmt8k):
+    """En-de on the WMT corpora with the multilingual vocabulary (de, en, fr, ro Wikipedia).
+
+    The vocab file is `vocab.languagemodel_de_en_fr_ro_wiki64k.64000.subwords`; without
+    it in --data_dir, datagen builds it from the four Wikipedia corpora first.
+    """
+
+    @property
+    def use_vocab_from_other_problem(self):
+        return wiki_lm.LanguagemodelDeEnFrRoWiki64k()
+
+
+@registry.register_problem
+class TranslateEndeWmtMulti64kPacked1k(TranslateEndeWmtMulti64k):
+    """translate_ende_wmt_multi64k with task prefixes, packed into 1024-long examples."""
+
+    @property
+    def packed_length(self):
+        return 1024
+
+    @property
+    def num_training_examples(self):
+        return 173800
+
+    @property
+    def inputs_prefix(self):
+        return "translate English German "
+
+    @property
+    def targets_prefix(self):
+        return "translate German English "

@@ -134,7 +134,7 @@ def compute_topk_scores_and_seq(sequences, scores, scores_to_gather, flags, beam
 
 def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, vocab_size, alpha,
                 states=None, eos_id=EOS_ID, stop_early=True, use_tpu=False,
-                use_top_k_with_unique=True):
+                use_top_k_with_unique=True, fixed_states=False):
     """Beam search with a length penalty.
 
     Args:
@@ -155,6 +155,9 @@ def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, voc
       use_tpu: fixed-shape mode: sequence buffers of length decode_length + 1 from the
         start (XLA-friendly); results are identical, padded with 0.
       use_top_k_with_unique: accepted for T2T compatibility (a TPU top-k variant).
+      fixed_states: the states keep their shapes from step to step (a preallocated cache);
+        the loop then declares their exact shapes (by default only batch and last
+        dimension are fixed, so a cache may grow).
 
     Returns:
       (finished_seq [batch, beam, L + 1] int32 with the initial id first,
@@ -296,7 +299,9 @@ def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, voc
         shape_invariants=[
             tf.TensorShape([]), seq_invariant, alive_log_probs.shape, seq_invariant,
             finished_scores.shape, finished_flags.shape,
-            tf.nest.map_structure(get_state_shape_invariants, states)],
+            # A preallocated cache keeps its exact shapes (fully static loop state).
+            tf.nest.map_structure(
+                (lambda s: s.shape) if fixed_states else get_state_shape_invariants, states)],
         parallel_iterations=1,
         back_prop=False)
 

@@ -28,12 +28,12 @@ import dataclasses
 import inspect
 import json
 import os
-import tempfile
 from typing import Any, Optional, Sequence
 
 import tensorflow as tf
 from absl import logging
 
+from t2t.core import atomic_files
 from t2t.core import errors
 from t2t.core import hparam
 from t2t.core import registry
@@ -179,24 +179,13 @@ def _set_or_add(hparams, name, value):
 # Run metadata: hparams.json, flags.txt, and what the output dir was trained with
 # ----------------------------------------------------------------------------
 def _atomic_write(path, text):
-    """Write `text` to `path` under a temporary name, then rename (never a partial file)."""
-    directory = os.path.dirname(path) or "."
-    tf.io.gfile.makedirs(directory)
-    if "://" in path:  # remote file systems: gfile's rename is the best there is
-        tmp_path = path + ".tmp"
-        with tf.io.gfile.GFile(tmp_path, "w") as out:
-            out.write(text)
-        tf.io.gfile.rename(tmp_path, path, overwrite=True)
-        return
-    fd, tmp_path = tempfile.mkstemp(prefix="." + os.path.basename(path), dir=directory)
-    try:
-        with os.fdopen(fd, "w") as out:
-            out.write(text)
-        os.replace(tmp_path, path)
-    except BaseException:
-        if os.path.exists(tmp_path):
-            os.remove(tmp_path)
-        raise
+    """Write `text` to `path` under a temporary name, then rename (never a partial file).
+
+    The file gets the permissions a plain open() would give it (the umask), as every
+    other file of a run does.
+    """
+    with atomic_files.atomic_write(path, "w") as out:
+        out.write(text)
 
 
 def save_metadata(output_dir, hparams, flags_text=None, t2t_flags_text=None):

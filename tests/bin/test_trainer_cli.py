@@ -63,9 +63,12 @@ def test_join_overrides():
 
 
 # ----------------------------------------------------------------------------- errors
-def _conflicting_run_dir(path):
+def _conflicting_run_dir(path, with_checkpoint=True):
     hparams = trainer_lib.create_hparams("transformer_tiny", "num_hidden_layers=1")
     trainer_lib.save_metadata(str(path), hparams, flags_text="--model=transformer\n")
+    if with_checkpoint:  # what makes the folder a run to resume
+        (path / "checkpoint").write_text('model_checkpoint_path: "model.ckpt-1"\n')
+        (path / "model.ckpt-1.index").write_text("")
     return str(path)
 
 
@@ -81,15 +84,21 @@ ERROR_CASES = {
                            "num_hidden_layers 1 -> 2"),
     "other_model_on_resume": (["--model=lstm_seq2seq"],
                               "--model=transformer, not lstm_seq2seq"),
+    # Metadata without a checkpoint (a first run that never trained) is not a run to
+    # resume: other hparams and another model go on to the next check (the data).
+    "stale_metadata_is_a_new_run": (["--hparams=num_hidden_layers=2", "--model=lstm_seq2seq"],
+                                    "no data files match"),
 }
 
 
 @pytest.fixture(scope="module")
 def error_runs(tmp_path_factory):
     resume_dir = _conflicting_run_dir(tmp_path_factory.mktemp("resume"))
+    stale_dir = _conflicting_run_dir(tmp_path_factory.mktemp("stale"), with_checkpoint=False)
     procs = {}
     for name, (args, _) in ERROR_CASES.items():
         out_dir = resume_dir if "resume" in name else str(tmp_path_factory.mktemp(name))
+        out_dir = stale_dir if "stale" in name else out_dir
         argv = [TRAINER] + BASE_ARGS + ["--output_dir=" + out_dir, "--data_dir=" + out_dir,
                                          "--train_steps=1"] + args
         procs[name] = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

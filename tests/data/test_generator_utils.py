@@ -12,6 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from t2t.data import generator_utils as gu
+from t2t.encoders import text_encoder
+
+
+def _with_records(names):
+    """Shard names plus the hidden record t2t-datagen writes beside each (shard_check)."""
+    names = list(names)
+    return sorted(names + [".%s.shard.json" % n for n in names])
 
 
 def _parse(serialized):
@@ -108,7 +115,7 @@ def test_generate_files_round_robin(tmp_path):
     gu.generate_files(_cases(5), paths)
     assert _targets_of(paths[0]) == [[2, 1], [4, 1], [6, 1]]
     assert _targets_of(paths[1]) == [[3, 1], [5, 1]]
-    assert sorted(os.listdir(tmp_path)) == [os.path.basename(p) for p in paths]
+    assert sorted(os.listdir(tmp_path)) == _with_records(os.path.basename(p) for p in paths)
 
 
 def test_generate_files_cycle_every_n_and_none_cases(tmp_path):
@@ -141,7 +148,7 @@ def test_generate_files_interrupted_leaves_nothing_then_rerun_completes(tmp_path
     assert os.listdir(tmp_path) == []  # No final names, no temporary files.
     gu.generate_files(_cases(10), paths)
     assert [len(gu.read_records(p)) for p in paths] == [4, 3, 3]
-    assert sorted(os.listdir(tmp_path)) == sorted(os.path.basename(p) for p in paths)
+    assert sorted(os.listdir(tmp_path)) == _with_records(os.path.basename(p) for p in paths)
 
 
 def test_generate_files_keyboard_interrupt_also_cleans_up(tmp_path):
@@ -205,7 +212,7 @@ def test_read_write_records_round_trip(tmp_path):
     path = str(tmp_path / "r")
     assert gu.write_records(records, path) == 7
     assert gu.read_records(path) == records
-    assert os.listdir(tmp_path) == ["r"]
+    assert sorted(os.listdir(tmp_path)) == _with_records(["r"])
 
 
 def test_tfrecord_iterator_raw_parsed_and_gzipped(tmp_path):
@@ -298,7 +305,7 @@ def test_shuffle_dataset_resume_gives_the_same_bytes(tmp_path):
         handle.write(unshuffled_shard0)
     gu.shuffle_dataset(paths, rng=random.Random(9))
     assert [open(gu._shuffled_name(p), "rb").read() for p in paths] == reference
-    assert sorted(os.listdir(directory)) == sorted(
+    assert sorted(os.listdir(directory)) == _with_records(
         os.path.basename(gu._shuffled_name(p)) for p in paths)
 
 
@@ -329,15 +336,15 @@ def test_generate_dataset_and_shuffle(tmp_path):
     dev = [str(tmp_path / ("p-dev" + gu.UNSHUFFLED_SUFFIX + "-00000-of-00001"))]
     random.seed(0)
     gu.generate_dataset_and_shuffle(_cases(6), train, _cases(2), dev)
-    assert sorted(os.listdir(tmp_path)) == [
-        "p-dev-00000-of-00001", "p-train-00000-of-00002", "p-train-00001-of-00002"]
+    assert sorted(os.listdir(tmp_path)) == _with_records([
+        "p-dev-00000-of-00001", "p-train-00000-of-00002", "p-train-00001-of-00002"])
     assert sorted(_targets_of(str(tmp_path / "p-dev-00000-of-00001"))) == [[2, 1], [3, 1]]
     unshuffled_dir = tmp_path / "keep"
     unshuffled_dir.mkdir()
     train = _unshuffled_paths(str(unshuffled_dir), 1)
     gu.generate_dataset_and_shuffle(_cases(2), train, _cases(1), [str(unshuffled_dir / "d")],
                                     shuffle=False)
-    assert sorted(os.listdir(unshuffled_dir)) == ["d", os.path.basename(train[0])]
+    assert sorted(os.listdir(unshuffled_dir)) == _with_records(["d", os.path.basename(train[0])])
 
 
 # ------------------------------------------------------------------ packing
@@ -609,13 +616,12 @@ def test_tabbed_and_txt_vocabs(tmp_path, fake_encoder):
 
 
 def test_get_or_generate_vocab_inner_with_the_real_subword_encoder(tmp_path):
-    text_encoder = pytest.importorskip("t2t.encoders.text_encoder")
-    if not hasattr(text_encoder, "SubwordTextEncoder"):
-        pytest.skip("t2t.encoders.text_encoder.SubwordTextEncoder is not written yet")
     lines = ["the quick brown fox", "the lazy dog", "quick quick fox"] * 5
     vocab = gu.get_or_generate_vocab_inner(str(tmp_path), "vocab.sub", 40, iter(lines))
     loaded = gu.get_or_generate_vocab_inner(str(tmp_path), "vocab.sub", 40,
                                             _exploding_generator())
+    assert isinstance(vocab, text_encoder.SubwordTextEncoder)
+    assert isinstance(loaded, text_encoder.SubwordTextEncoder)
     assert loaded.vocab_size == vocab.vocab_size
     assert loaded.decode(loaded.encode("the lazy fox")) == "the lazy fox"
 

@@ -145,13 +145,21 @@ def test_decode_dev_sample_for_the_demo(estimator_for, model):
 def test_decode_interactively(estimator_for):
     estimator, hparams, decode_hp = estimator_for("beam_size=1")
     lines = iter(["abc", "ns=2", "dl=1", "dcba", "q"])
-    written = []
-    count = decoding.decode_interactively(estimator, hparams, decode_hp,
-                                          read_line=lambda prompt: next(lines),
-                                          write=written.append)
+    written, said, prompts = [], [], []
+
+    def read_line(prompt):
+        prompts.append(prompt)
+        return next(lines)
+
+    count = decoding.decode_interactively(estimator, hparams, decode_hp, read_line=read_line,
+                                          write=written.append, say=said.append)
     # ns=2 decodes two (greedy, so equal) samples of "dcba".
     assert count == 3 and written[1] == written[2]
     assert_decodes_in_input_order(written[:2], ["abc", "dcba"])
+    # The banner once, then a short prompt per line.
+    assert said[0].startswith("INTERACTIVE MODE  num_samples=1  decode_length=100")
+    assert said[1:] == ["num_samples=2  decode_length=100", "num_samples=2  decode_length=1"]
+    assert prompts == [">"] * 5
 
 
 def test_score_file_ranks_the_right_target_best(model, tmp_path):

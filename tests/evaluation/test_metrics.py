@@ -316,12 +316,27 @@ def test_roc_auc_batch_and_streaming():
 
 
 def test_not_supported_metrics_say_so():
-    if not hasattr(common_layers, "dml_loss"):
-        with pytest.raises(ValueError, match="needs common_layers.dml_loss"):
-            metrics.dmol_neg_log_perplexity(LOGITS, LABELS)
-    if importlib.util.find_spec("t2t.evaluation.sari_hook") is None:
-        with pytest.raises(ValueError, match="needs t2t.evaluation.sari_hook"):
-            metrics.METRICS_FNS["approx_sari_score"](LOGITS, LABELS, {})
+    # t2t has no image models, hence no discretized mixture of logistics loss.
+    assert not hasattr(common_layers, "dml_loss")
+    with pytest.raises(ValueError, match="needs common_layers.dml_loss"):
+        metrics.dmol_neg_log_perplexity(LOGITS, LABELS)
+
+
+def test_approx_sari_score_is_the_sari_of_the_argmax_ids():
+    # Source [3, 4, 5], label [3, 5]: a model that outputs the label scores 1.0; one that
+    # copies the source keeps 4 (should go) and deletes nothing.
+    inputs = np.array([[3, 4, 5]], np.int32)[:, :, None, None]
+    labels = np.array([[3, 5, 0]], np.int32)[:, :, None, None]
+    perfect = np.eye(6, dtype=np.float32)[[[3, 5, 0]]][:, :, None, None, :]
+    copy = np.eye(6, dtype=np.float32)[[[3, 4, 5]]][:, :, None, None, :]
+    fn = metrics.METRICS_FNS["approx_sari_score"]
+    score, weight = fn(tf.constant(perfect), tf.constant(labels), {"inputs": inputs})
+    assert score.numpy().tolist() == [1.0] and float(weight) == 1.0
+    score, _ = fn(tf.constant(copy), tf.constant(labels), {"inputs": inputs})
+    # By hand, n = 1..4: keep 0.8, 0, 0, 1 (mean 0.45); add 1, 0, 1, 1 (0.75); delete 1.
+    assert score.numpy()[0] == pytest.approx((0.45 + 0.75 + 1) / 3)
+    with pytest.raises(ValueError, match="needs the 'inputs' feature"):
+        fn(tf.constant(perfect), tf.constant(labels), {})
 
 
 # --------------------------------------------------------------------------- EVAL metric ops

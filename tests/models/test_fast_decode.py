@@ -74,8 +74,18 @@ def copy_model():
             "fast_beam_size1": model._fast_decode(inputs, 3, beam_size=1, alpha=0.0),
             "beam_search_size1": model._beam_decode_slow(inputs, 3, 1, 1, 0.0),
         }
+        # Fixed shapes (TPU): the input length must be known when the graph is built.
+        static = {"inputs": tf.constant(test_inputs)}
+        fixed = {"tpu_greedy": model._fast_decode_tpu(static, 3),
+                 "tpu_beam": model._fast_decode_tpu(static, 3, beam_size=4, top_beams=2,
+                                                    alpha=0.6),
+                 "tpu_infer": model.infer(static, 3, beam_size=1, use_tpu=True)}
+        fetches.update(fixed)
+        shapes = {name: {key: value.shape.as_list() for key, value in result.items()}
+                  for name, result in fixed.items()}
         values = sess.run(fetches, {feeds["inputs"]: test_inputs})
         sess.close()
+    values["static_shapes"] = shapes
     values["inputs"] = test_inputs[:, :, 0, 0]
     values["targets"] = [t for _, t in test]
     return values
@@ -127,6 +137,61 @@ def test_cached_beam_search_equals_uncached(copy_model):
         for slow_row, fast_row in zip(slow_beams, fast_beams):
             assert until_eos(fast_row) == until_eos(slow_row)
     assert np.all(fast["scores"][:, 0] >= fast["scores"][:, 1])
+
+
+def _pad_to(ids, length):
+    ids = np.asarray(ids)
+    pad = [(0, 0)] * (ids.ndim - 1) + [(0, length - ids.shape[-1])]
+    return np.pad(ids, pad)
+
+
+def test_fixed_shape_greedy_gives_the_dynamic_ids(copy_model):
+    total = copy_model["inputs"].shape[1] + 3
+    fixed, dynamic = copy_model["tpu_greedy"], copy_model["fast_greedy"]
+    assert copy_model["static_shapes"]["tpu_greedy"] == {"outputs": [10, total],
+                                                         "scores": [10]}
+    # Same ids, 0 after EOS, padded to the full length.
+    np.testing.assert_array_equal(fixed["outputs"], _pad_to(dynamic["outputs"], total))
+    np.testing.assert_allclose(fixed["scores"], dynamic["scores"], atol=1e-4)
+    np.testing.assert_array_equal(copy_model["tpu_infer"]["outputs"], fixed["outputs"])
+
+
+def test_fixed_shape_beam_search_gives_the_dynamic_ids(copy_model):
+    total = copy_model["inputs"].shape[1] + 3
+    fixed, dynamic = copy_model["tpu_beam"], copy_model["fast_beam"]
+    assert copy_model["static_shapes"]["tpu_beam"] == {"outputs": [10, 2, total],
+                                                       "scores": [10, 2]}
+    np.testing.assert_array_equal(fixed["outputs"], _pad_to(dynamic["outputs"], total))
+    np.testing.assert_allclose(fixed["scores"], dynamic["scores"], atol=1e-4)
+
+
+def test_fast_decode_tpu_keeps_a_preallocated_cache_of_fixed_shape():
+    hp = tiny_hparams(num_hidden_layers=1)
+    seen = []
+
+    def symbols_to_logits_fn(ids, i, cache):
+        seen.append((ids.shape.as_list(), cache["layer_0"]["k"].shape.as_list()))
+        # Writes position i, as attention with decode_loop_step does; prefers id 2 + i.
+        cache["layer_0"]["k"] += tf.reshape(tf.one_hot(i, 5), [1, 1, 5, 1])
+        return tf.one_hot(tf.fill([3], 2 + i), VOCAB) * 5.0, cache
+
+    with tf.Graph().as_default():
+        result = transformer_fast_decode.fast_decode_tpu(
+            None, None, symbols_to_logits_fn, hp, 5, VOCAB, batch_size=3)
+        assert result["outputs"].shape.as_list() == [3, 5]
+        with _v1.Session() as sess:
+            outputs, k = sess.run([result["outputs"], result["cache"]["layer_0"]["k"]])
+    # ids [3, 1] (the last id) and k [batch, heads, 5, 32 / 4] at every trace.
+    assert seen and all(s == ([3, 1], [3, 4, 5, 8]) for s in seen)
+    # Steps 0-3 pick 2, 3, 4, 5; at step 4, id 6 is outside the 6-id one_hot, the logits
+    # are all 0 and argmax picks 0. EOS (1) never comes, so all 5 steps ran.
+    np.testing.assert_array_equal(outputs, [[2, 3, 4, 5, 0]] * 3)
+    assert np.all(k[:, :, :5, :] == 1.0)
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="needs a decode length known"):
+            transformer_fast_decode.fast_decode_tpu(
+                None, None, symbols_to_logits_fn, hp, _v1.placeholder(tf.int32, []), VOCAB,
+                batch_size=3)
 
 
 def counting_sequences(rng, num, length):

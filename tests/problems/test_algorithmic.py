@@ -16,6 +16,11 @@ TRAIN = tf.estimator.ModeKeys.TRAIN
 EVAL = tf.estimator.ModeKeys.EVAL
 
 
+def _visible(directory):
+    """The files of `directory` without hidden ones (the shard records of shard_check)."""
+    return [name for name in os.listdir(directory) if not name.startswith(".")]
+
+
 def _small(base, name, train_size=60, dev_size=12, **extra):
     """A subclass of `base` with small sizes that writes files under `name`."""
     attrs = {"name": name, "train_size": train_size, "dev_size": dev_size}
@@ -47,7 +52,7 @@ def test_reverse_binary40_writes_ten_train_shards_and_one_dev_shard(tmp_path):
     random.seed(3)
     small = _small(algorithmic.AlgorithmicReverseBinary40, "algorithmic_reverse_binary40")
     small().generate_data(str(tmp_path), None)
-    names = sorted(os.listdir(tmp_path))
+    names = sorted(_visible(tmp_path))
     assert names == (["algorithmic_reverse_binary40-dev-00000-of-00001"] +
                      ["algorithmic_reverse_binary40-train-%05d-of-00010" % i for i in range(10)])
     train = _all_records(str(tmp_path), "algorithmic_reverse_binary40-train")
@@ -181,8 +186,8 @@ def test_nlplike_tasks_are_deterministic_in_any_order(tmp_path):
     random.seed(2)  # The global seed does not matter to task-split problems.
     for task_id in reversed(range(p.num_generate_tasks)):
         small().generate_data(str(tmp_path / "tasks"), None, task_id=task_id)
-    files = sorted(os.listdir(tmp_path / "all"))
-    assert files == sorted(os.listdir(tmp_path / "tasks"))
+    files = sorted(_visible(tmp_path / "all"))
+    assert files == sorted(_visible(tmp_path / "tasks"))
     assert len(files) == 11
     for f in files:
         assert (tmp_path / "all" / f).read_bytes() == (tmp_path / "tasks" / f).read_bytes()
@@ -221,9 +226,9 @@ def test_tiny_algo_setup_for_test():
     tiny = registry.problem("tiny_algo")
     type(tiny).setup_for_test()
     data_dir = type(tiny).data_dir
-    assert sorted(os.listdir(data_dir)) == ["tiny_algo-dev-00000-of-00001",
+    assert sorted(_visible(data_dir)) == ["tiny_algo-dev-00000-of-00001",
                                            "tiny_algo-train-00000-of-00001"]
-    for name in os.listdir(data_dir):
+    for name in _visible(data_dir):
         cases = _records(os.path.join(data_dir, name))
         assert len(cases) == 100
         for case in cases:

@@ -13,6 +13,11 @@ from t2t.layers.modality_type import ModalityType
 from t2t.problems import algorithmic_math as am
 
 
+def _visible(directory):
+    """The files of `directory` without hidden ones (the shard records of shard_check)."""
+    return [name for name in os.listdir(directory) if not name.startswith(".")]
+
+
 def _sym(text, functions=None):
     """Parse a dataset string with every letter a Symbol (L is log for integrals)."""
     for name, char in (functions or {}).items():
@@ -146,7 +151,7 @@ def test_math_problems_write_shards_deterministically(tmp_path, cls):
     random.seed(99)  # Tasks are seeded by name and task id, not by the global seed.
     for task_id in (2, 0, 1):
         small().generate_data(str(tmp_path / "b"), None, task_id=task_id)
-    files = sorted(os.listdir(tmp_path / "a"))
+    files = sorted(_visible(tmp_path / "a"))
     assert files == ["%s-dev-00000-of-00001" % name, "%s-train-00000-of-00002" % name,
                      "%s-train-00001-of-00002" % name]
     for f in files:

@@ -42,6 +42,11 @@ class TinyEcho(text_problems.Text2TextProblem):
             yield {"inputs": sentence, "targets": sentence.upper()}
 
 
+def _visible(directory):
+    """The files of `directory` without hidden ones (the shard records of shard_check)."""
+    return [name for name in os.listdir(directory) if not name.startswith(".")]
+
+
 def _examples(dataset):
     return [{k: v.tolist() for k, v in ex.items()} for ex in dataset.as_numpy_iterator()]
 
@@ -54,7 +59,7 @@ def _decode(encoder, ids):
 def test_subword_problem_generates_vocab_shards_and_round_trips(tmp_path):
     data_dir = str(tmp_path)
     TinyEcho().generate_data(data_dir, None)
-    names = sorted(os.listdir(data_dir))
+    names = sorted(_visible(data_dir))
     assert names == ["tiny_echo-dev-00000-of-00001", "tiny_echo-train-00000-of-00003",
                      "tiny_echo-train-00001-of-00003", "tiny_echo-train-00002-of-00003",
                      "vocab.tiny_echo.128.subwords"]
@@ -262,7 +267,7 @@ def test_text2text_tmpdir_reads_the_users_files(tmp_path):
         (tmp_dir / ("targets.%s.txt" % split)).write_text(
             "\n".join(s[::-1] for s in sentences) + "\n")
     registry.problem("text2text_tmpdir").generate_data(str(data_dir), str(tmp_dir))
-    files = os.listdir(data_dir)
+    files = _visible(data_dir)
     assert "vocab.text2text_tmpdir.32768.subwords" in files
     assert len([f for f in files if "-train-" in f]) == 100
     p = registry.problem("text2text_tmpdir")

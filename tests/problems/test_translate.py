@@ -225,6 +225,7 @@ def test_translate_ende_wmt8k_end_to_end(local_wmt, tmp_path):
     assert os.path.basename(train_paths[7]) == "translate_ende_wmt8k-train-00007-of-00100"
     assert os.path.basename(dev_paths[0]) == "translate_ende_wmt8k-dev-00000-of-00001"
     expected_files = {os.path.basename(p) for p in train_paths + dev_paths}
+    expected_files |= {".%s.shard.json" % name for name in expected_files}  # shard_check
     expected_files.add("vocab.translate_ende_wmt8k.8192.subwords")
     assert set(os.listdir(data_dir)) == expected_files  # no unshuffled or temporary leftovers
 
@@ -369,16 +370,23 @@ def test_compile_data_reads_tmx(tmp_path):
         assert f2.read().splitlines() == ["Hallo Welt", "Gut & schlecht"]
 
 
-def test_cleaning_needs_the_cleaner_module(tmp_path):
-    archive = _local_archive(tmp_path, {"a.en": "x\n", "a.de": "y\n"})
-    try:
-        import t2t.problems.cleaner_en_xx  # noqa: F401
-    except ImportError:
-        with pytest.raises(ValueError, match="cleaner_en_xx"):
-            translate.compile_data(str(tmp_path / "tmp"), [[archive, ("a.en", "a.de")]], "c",
-                                   datatypes_to_clean=["txt"])
-    else:
-        pytest.skip("cleaner_en_xx exists; its own tests cover cleaning")
+def test_compile_data_cleans_only_the_kinds_asked_for(tmp_path):
+    archive = _local_archive(tmp_path, {
+        "a.en": "A clean sentence.\nno capital here.\nIt rains. We stay.\n",
+        "a.de": "Ein sauberer Satz.\nkein Grossbuchstabe.\nEs regnet. Wir bleiben.\n"})
+    tmp_dir = str(tmp_path / "tmp")
+    datasets = [[archive, ("a.en", "a.de")]]
+    cleaned = translate.compile_data(tmp_dir, datasets, "c", datatypes_to_clean=["txt"])
+    with open(cleaned + ".lang1", encoding="utf-8") as f1, \
+            open(cleaned + ".lang2", encoding="utf-8") as f2:
+        assert list(zip(f1.read().splitlines(), f2.read().splitlines())) == [
+            ("A clean sentence.", "Ein sauberer Satz."), ("It rains.", "Es regnet."),
+            ("We stay.", "Wir bleiben.")]
+    as_is = translate.compile_data(tmp_dir, datasets, "n", datatypes_to_clean=["tsv", "tmx"])
+    with open(as_is + ".lang1", encoding="utf-8") as f1:
+        assert len(f1.read().splitlines()) == 3
+    with pytest.raises(ValueError, match="unknown kind"):
+        translate.compile_data(tmp_dir, datasets, "x", datatypes_to_clean=["csv"])
 
 
 _SEG_TEXT = st.text(
@@ -419,10 +427,6 @@ class _HookArgs:
 def test_bleu_hook_needs_reference_and_output(tmp_path):
     assert translate.compute_bleu_summaries(_HookArgs(_DecodeHparams("", "out.txt"))) is None
     assert translate.compute_bleu_summaries(_HookArgs(_DecodeHparams("ref.txt", ""))) is None
-    try:
-        from t2t.evaluation import bleu_hook  # noqa: F401
-    except ImportError:
-        pytest.skip("t2t.evaluation.bleu_hook (the decoder's BLEU) is not available yet")
     ref, hyp = tmp_path / "ref.txt", tmp_path / "hyp.txt"
     ref.write_text("the cat sat on the mat today\n", encoding="utf-8")
     hyp.write_text("the cat sat on the mat today\n", encoding="utf-8")
@@ -465,3 +469,129 @@ def test_distill_problem_reads_teacher_predictions_as_targets(tmp_path):
     decoded = sorted((vocab.decode(ex["inputs"].numpy()[:-1].tolist()),
                       vocab.decode(ex["targets"].numpy()[:-1].tolist())) for ex in dataset)
     assert decoded == [("a b", "A b"), ("c d", "C d")]
+
+
+# ----------------------------------------------------------------------------
+# Cleaned corpora (cleaner_en_xx) and the multilingual vocabulary
+# ----------------------------------------------------------------------------
+def test_clean_problems_clean_the_training_corpora_they_name():
+    kinds = {name: registry.problem(name).datatypes_to_clean for name in (
+        "translate_ende_wmt_clean32k", "translate_ende_pc_clean32k",
+        "translate_ende_wmt_clean_pc32k", "translate_ende_wmt_pc_clean32k",
+        "translate_ende_wmt_clean_pc_clean32k", "translate_ende_wmt32k")}
+    assert kinds == {"translate_ende_wmt_clean32k": ["txt"], "translate_ende_pc_clean32k": ["tmx"],
+                     "translate_ende_wmt_clean_pc32k": ["txt"],
+                     "translate_ende_wmt_pc_clean32k": ["tmx"],
+                     "translate_ende_wmt_clean_pc_clean32k": ["txt", "tmx"],
+                     "translate_ende_wmt32k": None}
+    wmt32k_vocab = "vocab.translate_ende_wmt32k.32768.subwords"
+    for name in kinds:
+        assert registry.problem(name).vocab_filename == wmt32k_vocab
+
+
+def _train_pairs_of(problem_obj, data_dir):
+    encoder = text_encoder.SubwordTextEncoder(os.path.join(data_dir, problem_obj.vocab_filename))
+    return _decode_pairs(_read_examples(problem_obj.training_filepaths(data_dir, 100, True)),
+                         encoder)
+
+
+def test_translate_ende_wmt_clean32k_end_to_end(local_wmt, tmp_path):
+    from t2t.problems import cleaner_en_xx
+    data_dir, tmp_dir = str(tmp_path / "data"), str(tmp_path / "tmp")
+    clean = registry.problem("translate_ende_wmt_clean32k")
+    clean.generate_data(data_dir, tmp_dir)
+    train_pairs = EN_DE_CORPORA["nc"] + EN_DE_CORPORA["cc"] + EN_DE_CORPORA["ep"]
+    kept = _train_pairs_of(clean, data_dir)
+    assert kept == sorted(cleaner_en_xx.clean_en_xx_pairs(train_pairs))
+    dropped = set(train_pairs) - set(kept)
+    assert {en for en, _ in dropped} == {
+        "Größe: 42",                                           # "Label: "
+        "Price per night: 80 €",                               # no final stop
+        "Resumption of the session",                           # no final stop
+        "(The House rose and observed a minute' s silence)"}   # starts with "("
+    # The dev set is never cleaned.
+    encoder = text_encoder.SubwordTextEncoder(os.path.join(data_dir, clean.vocab_filename))
+    assert _decode_pairs(_read_examples(clean.dev_filepaths(data_dir, 1, True)), encoder) == \
+        sorted(EN_DE_CORPORA["dev"])
+
+
+def test_datagen_datatypes_to_clean_overrides_the_problem(local_wmt, tmp_path):
+    from t2t.core import errors
+    from t2t.datagen import datagen
+    data_dir, tmp_dir = str(tmp_path / "data"), str(tmp_path / "tmp")
+    datagen.generate_problems(["translate_ende_wmt8k"], data_dir, tmp_dir,
+                              num_concurrent_processes=1, datatypes_to_clean="txt")
+    compiled = os.path.join(tmp_dir, "translate_ende_wmt8k-compiled-train-clean-txt.lang1")
+    with open(compiled, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    assert "Größe: 42" not in lines and "Resumption of the session" not in lines
+    assert "Nobody knows the answer." in lines
+    assert len(_train_pairs_of(registry.problem("translate_ende_wmt8k"), data_dir)) == len(lines)
+    with pytest.raises(errors.UserError, match="unknown kind.*csv; use a comma list of txt"):
+        datagen.generate_problems(["translate_ende_wmt8k"], data_dir, tmp_dir,
+                                  num_concurrent_processes=1, datatypes_to_clean="txt,csv")
+    with pytest.raises(errors.UserError, match="algorithmic_reverse_binary40_test is not one"):
+        datagen.generate_problems(["algorithmic_reverse_binary40_test"], data_dir, tmp_dir,
+                                  num_concurrent_processes=1, datatypes_to_clean="txt")
+
+
+WIKI_TEXT = {
+    "de": ["Berlin ist die Hauptstadt Deutschlands.", "Die Stadt hat viele Museen."],
+    "fr": ["Paris est la capitale de la France.", "La ville compte beaucoup de musées."],
+    "en": ["London is the capital of England.", "The city has many museums."],
+    "ro": ["București este capitala României.", "Orașul are multe muzee."],
+}
+
+
+class _DriveHandler(_QuietHandler):
+    """Serves /uc?export=download&id=<id> from <root>/drive/<id>, as Google Drive does."""
+
+    def translate_path(self, path):
+        query = urllib.parse.parse_qs(urllib.parse.urlparse(path).query)
+        if "id" in query:
+            return os.path.join(self.directory, "drive", query["id"][0])
+        return super().translate_path(path)
+
+
+@pytest.fixture
+def local_drive(tmp_path, monkeypatch):
+    from t2t.problems import wiki_lm
+    root = tmp_path / "drive_server"
+    (root / "drive").mkdir(parents=True)
+    for language, files in (("de", wiki_lm._DE), ("fr", wiki_lm._FR), ("en", wiki_lm._EN),
+                            ("ro", wiki_lm._RO)):
+        for (_, file_id), copies in zip(files, (40, 2, 2)):
+            text = "\n".join(WIKI_TEXT[language] * copies) + "\n"
+            (root / "drive" / file_id).write_bytes(gzip.compress(text.encode("utf-8")))
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_DriveHandler, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = "http://127.0.0.1:%d" % server.server_address[1]
+    monkeypatch.setattr(wiki_lm, "DRIVE_URL", base + "/uc?export=download&id=")
+    # Short examples, so that the tiny corpus makes several.
+    monkeypatch.setattr(wiki_lm.LanguagemodelEnWiki32k, "combine_characters_threshold", 100)
+    yield base
+    server.shutdown()
+    server.server_close()
+
+
+def test_translate_ende_wmt_multi64k_uses_the_four_language_wiki_vocab(local_wmt, local_drive,
+                                                                        tmp_path):
+    data_dir, tmp_dir = str(tmp_path / "data"), str(tmp_path / "tmp")
+    multi = registry.problem("translate_ende_wmt_multi64k")
+    assert multi.vocab_filename == "vocab.languagemodel_de_en_fr_ro_wiki64k.64000.subwords"
+    multi.generate_data(data_dir, tmp_dir)
+    # The vocabulary came from the four Wikipedia corpora (downloaded from "Drive").
+    assert sorted(name for name in os.listdir(tmp_dir) if name.endswith("wiki_train.txt")) == [
+        "dewiki_train.txt", "enwiki_train.txt", "frwiki_train.txt", "rowiki_train.txt"]
+    vocab = text_encoder.SubwordTextEncoder(os.path.join(data_dir, multi.vocab_filename))
+    subtokens = set(vocab.all_subtoken_strings)
+    for word in ("Hauptstadt_", "capitale_", "museums_", "București_"):
+        assert word in subtokens, word
+    # The WMT pairs are encoded with it and read back unchanged.
+    train_pairs = EN_DE_CORPORA["nc"] + EN_DE_CORPORA["cc"] + EN_DE_CORPORA["ep"]
+    assert _train_pairs_of(multi, data_dir) == sorted(train_pairs)
+    packed = registry.problem("translate_ende_wmt_multi64k_packed1k")
+    assert packed.vocab_filename == multi.vocab_filename
+    assert (packed.packed_length, packed.inputs_prefix, packed.targets_prefix) == (
+        1024, "translate English German ", "translate German English ")
