@@ -44,6 +44,7 @@ setup(
             "t2t-exporter=t2t.bin.t2t_exporter:console_main",
             "t2t-bleu=t2t.bin.t2t_bleu:console_main",
             "t2t-avg-all=t2t.bin.t2t_avg_all:console_main",
+            "t2t-tydi-eval=t2t.bin.t2t_tydi_eval:console_main",
         ],
     },
     classifiers=[

@@ -24,6 +24,7 @@ LAYERS = [
     "search",      # beam search, sampling
     "optim",       # optimizers, learning-rate schedules
     "evaluation",  # metrics, BLEU, ROUGE
+    "tydiqa",      # TyDi QA: byte-exact pipeline, windows, records, official metrics
     "problems",    # Problem and the registered datasets
     "model",       # T2TModel and its specs, summaries, generic decoding
     "models",      # registered architectures

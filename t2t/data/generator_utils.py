@@ -194,7 +194,8 @@ def generate_files(generator, output_filenames, max_cases=None, cycle_every_n=1)
         # file 0 holds examples 1 and 3, file 1 holds example 2
 
     Args:
-      generator: yields {feature: list of int/float/str} dicts; `None`s are skipped.
+      generator: yields {feature: list of int/float/str} dicts (or serialized
+        tf.train.Example bytes); `None`s are skipped.
       output_filenames: the shard paths.
       max_cases: stop after this many examples (None or 0: no limit).
       cycle_every_n: how many consecutive examples go to a shard before moving on.
@@ -222,7 +223,9 @@ def generate_files(generator, output_filenames, max_cases=None, cycle_every_n=1)
         for case in generator:
             if case is None:
                 continue
-            writers[shard].write(to_example(case).SerializeToString())
+            # A case may come serialized already (bytes of a tf.train.Example).
+            writers[shard].write(case if isinstance(case, bytes) else
+                                 to_example(case).SerializeToString())
             shard_counts[shard] += 1
             count += 1
             progress.update(1)

@@ -100,6 +100,9 @@ def decode_hparams(overrides=""):
         mlperf_threshold=25.0,
         mlperf_success=False,
         export_extra_infer_outputs="",
+        # Span problems (TyDi QA): best start/end positions paired per window, longest span.
+        candidate_beam=30,
+        max_answer_length=100,
     )
     hp.parse(overrides)
     if "\\" in hp.delimiter:
@@ -270,6 +273,11 @@ def decode_from_dataset(estimator, problem_name, hparams, decode_hp, decode_to_f
     """
     logging.info("Performing local inference from dataset for %s.", problem_name)
     checkpoint_path = _checkpoint_or_error(estimator, checkpoint_path)
+    # A problem with its own decoding (e.g. TyDi QA's span predictions) does it all.
+    custom_decode = getattr(hparams.problem, "decode_from_dataset", None)
+    if custom_decode is not None:
+        return custom_decode(estimator, hparams, decode_hp, decode_to_file=decode_to_file,
+                             dataset_split=dataset_split, checkpoint_path=checkpoint_path)
     output_dir = os.path.join(estimator.model_dir, "decode")
     tf.io.gfile.makedirs(output_dir)
     infer_input_fn = _dataset_input_fn(hparams, decode_hp, dataset_split)
