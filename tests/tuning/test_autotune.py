@@ -143,8 +143,9 @@ def test_a_killed_study_resumes_and_finds_a_better_configuration(data_dir, usr_d
 
 def test_study_errors_are_one_line(data_dir, usr_dir, tmp_path):
     cases = {
-        "unknown range": (["--hparams_range=tiny_lr_hiden"], "'tiny_lr_hiden' was never "
-                          "registered"),
+        "unknown range": (["--hparams_range=tiny_lr_hiden"], "tiny_lr_hiden never "
+                          "registered with registry ranged_hparams; closest registered "
+                          "names: tiny_lr_hidden"),
         "no objective": (["--autotune_objective="], "--autotune_objective is required"),
         "nothing to search": (["--hparams=hidden_size=8,learning_rate=1.0"],
                               "leaves nothing to search"),
