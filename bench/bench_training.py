@@ -6,6 +6,8 @@ sides train the same architecture on the same fixed batch (`--batch` sequences o
 
   t2t    an Estimator from `trainer_lib.create_estimator` (T2TModel transformer, T2T's
          optimizer and schedule, the trainer's TrainingLogHook) fed by a tf.data input_fn.
+  t2t_xla  the same with `use_xla=True` (T2T's `--xla_compile`: the model function in an
+         XLA jit scope, layers on their static-shape paths).
   keras  a functional tf.keras model of the same shape (pre-norm encoder-decoder, heads,
          filter size, dropouts, tied embedding/softmax, label smoothing 0.1, Adam),
          trained with Model.fit.
@@ -17,7 +19,10 @@ tokens. Model FLOPs per step are computed from the shapes (3x the forward matmul
 attention products) and compared with a float32 matmul peak measured in the same run (the
 best of measurements taken before every round, so a busy moment does not lower it).
 
-    python bench/bench_training.py [--batch 16] [--length 32] [--rounds 5] [--steps 30]
+A profile of one t2t step (`RunOptions(trace_level=FULL_TRACE)`) gives the top op types by
+time, which say where a step goes (matmuls, softmax, layer norm, the optimizer, ...).
+
+    python bench/bench_training.py [--batch 64] [--length 32] [--rounds 3] [--steps 20]
     # prints a table and writes bench/results/training.json
 """
 import argparse
@@ -113,8 +118,41 @@ def t2t_hparams(hparams_set):
     return hparams
 
 
-def run_t2t(hparams_set, batch, args):
-    """One round: a fresh estimator trains warmup + steps steps; returns timed seconds."""
+class OpProfileHook(tf.compat.v1.train.SessionRunHook):
+    """Traces step `at_step` and sums the time of each op type over all devices."""
+
+    def __init__(self, at_step):
+        self._at_step = at_step
+        self._steps = 0
+        self.micros_by_type = {}
+
+    def before_run(self, run_context):
+        self._steps += 1
+        if self._steps == self._at_step:
+            return tf.compat.v1.train.SessionRunArgs(None, options=tf.compat.v1.RunOptions(
+                trace_level=tf.compat.v1.RunOptions.FULL_TRACE))
+        return None
+
+    def after_run(self, run_context, run_values):
+        if self._steps != self._at_step:
+            return
+        graph = run_context.session.graph
+        for device in run_values.run_metadata.step_stats.dev_stats:
+            for node in device.node_stats:
+                name = node.node_name.split(":")[0]
+                try:
+                    op_type = graph.get_operation_by_name(name).type
+                except (KeyError, ValueError):
+                    op_type = node.timeline_label.split("=")[-1].split("(")[0].strip() or name
+                micros = node.all_end_rel_micros
+                self.micros_by_type[op_type] = self.micros_by_type.get(op_type, 0) + micros
+
+
+def run_t2t(hparams_set, batch, args, use_xla=False, profile=False):
+    """One round: a fresh estimator trains warmup + steps steps; returns timed seconds.
+
+    With `profile`, one more step after the timed ones is traced: (seconds, params, profile).
+    """
     inputs, targets = batch
     features = {"inputs": inputs[:, :, None, None], "targets": targets[:, :, None, None]}
 
@@ -127,12 +165,17 @@ def run_t2t(hparams_set, batch, args):
     config = trainer_lib.create_run_config(
         "transformer", model_dir=model_dir, save_checkpoints_steps=10 ** 9,
         keep_checkpoint_max=1, log_step_count_steps=10 ** 9)
-    estimator = trainer_lib.create_estimator("transformer", t2t_hparams(hparams_set), config)
+    estimator = trainer_lib.create_estimator("transformer", t2t_hparams(hparams_set), config,
+                                             use_xla=use_xla)
     timer = StepTimer(args.warmup)
     hooks = trainer_lib.create_hooks(log_step_count_steps=10 ** 9,
                                      model_name="transformer")[0] + [timer]
     estimator.train(input_fn, hooks=hooks, max_steps=args.warmup + args.steps)
-    return timer.seconds, checkpoint_params(model_dir)
+    if not profile:
+        return timer.seconds, checkpoint_params(model_dir)
+    profiler = OpProfileHook(at_step=2)  # the first step of a resumed run warms up
+    estimator.train(input_fn, hooks=[profiler], steps=2)
+    return timer.seconds, checkpoint_params(model_dir), profiler.micros_by_type
 
 
 def checkpoint_params(model_dir):
@@ -251,15 +294,24 @@ def bench_one(hparams_set, args, peaks):
     flops_per_step = 3 * forward_flops_per_step(hparams, args.batch, args.length)
     keras_model = keras_transformer(hparams, args.length)
     dataset = keras_dataset(batch)
-    seconds = {"t2t": [], "keras": []}
-    for _ in range(args.rounds):
+    seconds = {"t2t": [], "t2t_xla": [], "keras": []}
+    profile = None
+    for round_index in range(args.rounds):
         peaks.append(matmul_peak_flops())
-        t2t_seconds, t2t_params = run_t2t(hparams_set, batch, args)
+        if round_index == 0:
+            t2t_seconds, t2t_params, profile = run_t2t(hparams_set, batch, args, profile=True)
+        else:
+            t2t_seconds, t2t_params = run_t2t(hparams_set, batch, args)
         seconds["t2t"].append(t2t_seconds)
+        seconds["t2t_xla"].append(run_t2t(hparams_set, batch, args, use_xla=True)[0])
         seconds["keras"].append(run_keras(keras_model, dataset, args))
+    total = float(sum(profile.values())) or 1.0
+    top_ops = sorted(profile.items(), key=lambda item: -item[1])[:12]
     result = {"tokens_per_step": tokens_per_step, "train_flops_per_step": flops_per_step,
               "t2t_params": t2t_params, "keras_params": keras_model.count_params(),
-              "seconds_all": seconds}
+              "seconds_all": seconds,
+              "t2t_top_ops": [{"op": op, "share_of_op_time": micros / total}
+                              for op, micros in top_ops]}
     return result
 
 
@@ -277,16 +329,19 @@ def add_figures(result, args, peak):
             "fraction_of_matmul_peak": steps_per_sec * flops_per_step / peak,
         }
     result["t2t_over_keras"] = result["t2t"]["steps_per_sec"] / result["keras"]["steps_per_sec"]
+    result["xla_on_over_off"] = (result["t2t_xla"]["steps_per_sec"] /
+                                 result["t2t"]["steps_per_sec"])
     return result
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--batch", type=int, default=16)
+    # 64 x 32 inputs + 64 x 32 targets: 4,096 tokens a step, a realistic CPU batch.
+    parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--length", type=int, default=32)
     parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--steps", type=int, default=30)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--hparams_sets", default=",".join(HPARAMS_SETS))
     args = parser.parse_args()
     logging.set_verbosity(logging.WARNING)
@@ -300,20 +355,24 @@ def main():
     results = {"config": vars(args), "vocab_size": VOCAB, "cpu_count": os.cpu_count(),
                "matmul_peak_flops_per_sec": peak, "matmul_peak_measurements": peaks,
                "models": models}
-    header = "%-18s %-6s %10s %12s %12s %10s" % ("hparams_set", "side", "steps/s", "tokens/s",
+    header = "%-18s %-7s %10s %12s %12s %10s" % ("hparams_set", "side", "steps/s", "tokens/s",
                                                   "GFLOP/s", "of peak")
     print(header)
     for hparams_set, result in models.items():
         add_figures(result, args, peak)
-        for side in ("t2t", "keras"):
+        for side in ("t2t", "t2t_xla", "keras"):
             figures = result[side]
-            print("%-18s %-6s %10.2f %12.0f %12.2f %9.1f%%" % (
+            print("%-18s %-7s %10.2f %12.0f %12.2f %9.1f%%" % (
                 hparams_set, side, figures["steps_per_sec"], figures["tokens_per_sec"],
                 figures["model_flops_per_sec"] / 1e9,
                 100 * figures["fraction_of_matmul_peak"]))
-        print("%-18s t2t / keras throughput: %.2f (parameters: t2t %d, keras %d)" % (
-            hparams_set, result["t2t_over_keras"], result["t2t_params"],
-            result["keras_params"]))
+        print("%-18s t2t / keras throughput: %.2f (parameters: t2t %d, keras %d); "
+              "XLA on / off: %.2f" % (hparams_set, result["t2t_over_keras"],
+                                       result["t2t_params"], result["keras_params"],
+                                       result["xla_on_over_off"]))
+        print("%-18s top ops of a t2t step: %s" % (hparams_set, ", ".join(
+            "%s %.0f%%" % (entry["op"], 100 * entry["share_of_op_time"])
+            for entry in result["t2t_top_ops"][:8])))
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     out_path = os.path.join(HERE, "results", "training.json")
     with open(out_path, "w") as out:

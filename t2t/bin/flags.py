@@ -93,6 +93,8 @@ _TRAINER_FLAGS = (
     ("integer", "iterations_per_loop", 100, "Number of iterations in a TPU training loop."),
     ("integer", "tpu_infeed_sleep_secs", None, "How long to sleep the infeed thread."),
     ("integer", "xla_jit_level", -1, "GlobalJitLevel for compiling the full graph."),
+    ("bool", "xla_compile", False, "Whether to use XLA to compile model_fn (its training "
+     "and evaluation graph; see bench/bench_training.py for its effect on this machine)."),
     ("integer", "export_saved_model_api_version", 1, "TPUEstimator export API version "
      "(1 or 2)."),
     # Hyperparameter search (with --hparams_range).

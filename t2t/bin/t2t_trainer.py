@@ -156,6 +156,7 @@ def create_experiment(run_config, hparams):
         eval_use_test_set=FLAGS.eval_use_test_set,
         use_tpu=FLAGS.use_tpu,
         use_tpu_estimator=FLAGS.use_tpu_estimator,
+        use_xla=FLAGS.xla_compile,
         export_saved_model_api_version=FLAGS.export_saved_model_api_version,
         warm_start_from=FLAGS.warm_start_from,
         std_server_protocol=FLAGS.std_server_protocol,

@@ -13,6 +13,9 @@ Losses and token weights live in `t2t.layers.losses` and shape helpers in
 `t2t.layers.shape_utils`; both are re-exported here under T2T's names
 (`common_layers.padded_cross_entropy`, `common_layers.shape_list`, ...).
 """
+import contextlib
+import threading
+
 import numpy as np
 import tensorflow as tf
 
@@ -28,8 +31,30 @@ _NORM_TYPES = ("layer", "group", "l2", "noam", "none")
 
 
 # --------------------------------------------------------------------------- graph context
+_jit_scope_state = threading.local()
+
+
+@contextlib.contextmanager
+def xla_jit_scope():
+    """`tf.xla.experimental.jit_scope`, and `is_xla_compiled()` answers True inside it.
+
+    Layers then take their static-shape paths (no pad remover, whose data-dependent shapes
+    would make XLA recompile at every batch).
+    """
+    depth = getattr(_jit_scope_state, "depth", 0)
+    _jit_scope_state.depth = depth + 1
+    try:
+        with tf.xla.experimental.jit_scope(compile_ops=True,
+                                           separate_compiled_gradients=False):
+            yield
+    finally:
+        _jit_scope_state.depth = depth
+
+
 def is_xla_compiled():
-    """True inside an XLA compilation context (TPU / jit_compile), else False."""
+    """True inside an XLA compilation context (TPU, jit_compile, xla_jit_scope), else False."""
+    if getattr(_jit_scope_state, "depth", 0):
+        return True
     try:
         from tensorflow.python.ops import control_flow_util
     except ImportError:  # private module moved: assume no XLA, the safe answer here

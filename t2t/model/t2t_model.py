@@ -23,6 +23,7 @@ Variables live under a scope named after the model (`REGISTERED_NAME`, e.g.
 (evaluation, step-by-step decoding, another mode) reuse them. Estimator specs are built in
 `t2t.model.model_specs`, the generic (slow) decoders live in `t2t.model.slow_decoding`.
 """
+import contextlib
 import inspect
 import math
 
@@ -115,6 +116,11 @@ def average_sharded_losses(sharded_losses):
         else:
             losses[name] = tf.reduce_mean(tf.cast(tf.stack(shards), tf.float32))
     return losses
+
+
+def _xla_scope(use_xla):
+    """XLA's jit scope when `use_xla`, else nothing."""
+    return common_layers.xla_jit_scope() if use_xla else contextlib.nullcontext()
 
 
 def _is_class_label(modality):
@@ -598,7 +604,7 @@ class T2TModel:
     # ------------------------------------------------------------------ estimator
     @classmethod
     def estimator_model_fn(cls, hparams, features, labels, mode, config=None, params=None,
-                           decode_hparams=None, use_tpu=False):
+                           decode_hparams=None, use_tpu=False, use_xla=False):
         """An Estimator model_fn body: builds the model and returns its EstimatorSpec.
 
         TRAIN: loss and train op. EVAL: loss and the problem's metrics
@@ -622,7 +628,10 @@ class T2TModel:
         if model.hparams.get("eval_run_autoregressive") and mode == _EVAL:
             logits, losses_dict = model.eval_autoregressive(features)
         else:
-            logits, losses_dict = model(features)
+            # XLA compiles the forward pass and (through the scope's gradient attributes)
+            # its gradients: fused kernels, fewer memory round trips on CPU and GPU.
+            with _xla_scope(use_xla):
+                logits, losses_dict = model(features)
 
         # Models may generate their own targets: logits {"self_generated_targets", "logits"}.
         if isinstance(logits, dict) and "self_generated_targets" in logits:
@@ -651,14 +660,19 @@ class T2TModel:
                                           use_tpu=use_tpu)
 
     @staticmethod
-    def make_estimator_model_fn(model_name, hparams, decode_hparams=None, use_tpu=False):
-        """`model_fn(features, labels, mode, params, config)` for the registered model."""
+    def make_estimator_model_fn(model_name, hparams, decode_hparams=None, use_tpu=False,
+                                use_xla=False):
+        """`model_fn(features, labels, mode, params, config)` for the registered model.
+
+        use_xla: compile the model's training and evaluation graph with XLA (T2T's
+        `--xla_compile`); decoding is left to TensorFlow (its loops change shape).
+        """
         model_cls = registry.model(model_name)
 
         def wrapping_model_fn(features, labels, mode, params=None, config=None):
             return model_cls.estimator_model_fn(hparams, features, labels, mode, config=config,
                                                 params=params, decode_hparams=decode_hparams,
-                                                use_tpu=use_tpu)
+                                                use_tpu=use_tpu, use_xla=use_xla)
 
         return wrapping_model_fn
 

@@ -264,9 +264,11 @@ def create_estimator(model_name, hparams, run_config, schedule="train_and_evalua
     optimizer sums gradients with `CrossReplicaSum`, which only runs on TPUs). The batch
     size is `problem.tpu_batch_size_per_shard(hparams) * num_shards`.
     """
-    del use_xla, use_guarantee_const_getter
+    del use_guarantee_const_getter
+    if use_xla:
+        logging.info("Compiling the model function with XLA (--xla_compile)")
     model_fn = t2t_model.T2TModel.make_estimator_model_fn(
-        model_name, hparams, decode_hparams=decode_hparams, use_tpu=use_tpu)
+        model_name, hparams, decode_hparams=decode_hparams, use_tpu=use_tpu, use_xla=use_xla)
     # On a real TPU the features live inside the TPU computation and cannot be fetched.
     model_fn = _counting_model_fn(model_fn, count_tokens=not use_tpu)
     if not (use_tpu or use_tpu_estimator):

@@ -189,12 +189,14 @@ def test_sigkill_then_rerun_resumes_from_last_checkpoint(tmp_path):
     last_step = max(experiment.checkpoint_step(p) for p in killed_at)
 
     final_step = last_step + 6
-    # The rerun restores hparams.json; the one override it gives agrees with it.
+    # The rerun restores hparams.json; the one override it gives agrees with it. It compiles
+    # with XLA: the checkpoint of a run without XLA resumes under it (same variables).
     rerun = subprocess.run(common + ["--train_steps=%d" % final_step, "--hparams=",
-                                     "--hp_hidden_size", "16"],
+                                     "--hp_hidden_size", "16", "--xla_compile"],
                            capture_output=True, text=True, timeout=TIMEOUT)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     log = rerun.stderr
+    assert "Compiling the model function with XLA" in log
     resumed = re.search(r"resuming at global step (\d+)", log)
     assert resumed and int(resumed.group(1)) == last_step, log[-3000:]
     done = re.search(r"train transformer done: (\d+) steps", log)

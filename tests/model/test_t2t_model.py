@@ -386,7 +386,7 @@ def small_transformer_hparams():
     return hp
 
 
-def _spec(mode, hp=None, decode_hparams=None, use_tpu=False, features=None):
+def _spec(mode, hp=None, decode_hparams=None, use_tpu=False, features=None, use_xla=False):
     hp = hp or small_transformer_hparams()
     if not hasattr(hp, "problem"):
         model_hparams.add_problem_hparams(hp, "algorithmic_identity_binary40")
@@ -395,7 +395,7 @@ def _spec(mode, hp=None, decode_hparams=None, use_tpu=False, features=None):
     if mode == PREDICT:
         tensors.pop("targets")
     model_fn = t2t_model.T2TModel.make_estimator_model_fn(
-        "transformer", hp, decode_hparams=decode_hparams, use_tpu=use_tpu)
+        "transformer", hp, decode_hparams=decode_hparams, use_tpu=use_tpu, use_xla=use_xla)
     return model_fn(tensors, tensors.get("targets"), mode)
 
 
@@ -413,6 +413,49 @@ def test_estimator_spec_train():
                 sess.run(spec.train_op)
             assert np.isfinite(first)
             assert sess.run(_v1.train.get_global_step()) == 3
+
+
+def _xla_compiled(op):
+    try:
+        return op.get_attr("_XlaCompile")
+    except ValueError:
+        return False
+
+
+def test_xla_compile_marks_forward_and_gradient_ops_and_gives_the_same_loss():
+    """use_xla (T2T's --xla_compile): the model and its gradients are compiled by XLA."""
+    losses = {}
+    for use_xla in (False, True):
+        with tf.Graph().as_default() as graph:
+            _v1.set_random_seed(1)
+            hp = small_transformer_hparams()
+            hp.layer_prepostprocess_dropout = hp.attention_dropout = hp.relu_dropout = 0.0
+            spec = _spec(TRAIN, hp=hp, use_xla=use_xla)
+            compiled = [op for op in graph.get_operations() if _xla_compiled(op)]
+            pad_remover_ops = [op for op in graph.get_operations() if "pad_reduce" in op.name]
+            with session() as sess:
+                sess.run(_v1.global_variables_initializer())
+                losses[use_xla] = sess.run(spec.loss)
+                for _ in range(3):
+                    sess.run(spec.train_op)
+                assert sess.run(_v1.train.get_global_step()) == 3
+        if use_xla:
+            types = {op.type for op in compiled}
+            assert {"MatMul", "BatchMatMulV2", "Softmax"} <= types, types
+            assert any(op.name.startswith("gradients/") for op in compiled)
+            # Static-shape paths inside the scope: no pad remover's data-dependent gather.
+            assert not pad_remover_ops
+        else:
+            assert not compiled and pad_remover_ops
+    np.testing.assert_allclose(losses[True], losses[False], rtol=1e-4)
+
+
+def test_xla_jit_scope_is_seen_by_layers():
+    with tf.Graph().as_default():
+        assert not common_layers.is_xla_compiled()
+        with common_layers.xla_jit_scope():
+            assert common_layers.is_xla_compiled()
+        assert not common_layers.is_xla_compiled()
 
 
 def test_estimator_specs_tpu():
