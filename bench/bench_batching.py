@@ -6,10 +6,10 @@ same records (TFRecordDataset + parse_single_example, as Problem.dataset does) t
   (a) padded   : plain `padded_batch` of a fixed number of examples, chosen so a batch
                  holds 4096 example-length tokens on average (as a bucketed batch), then
                  the model shapes (`standardize_shapes`)
-  (b) sorted   : `data_reader.input_fn` as it batches by default (`token_batching=sorted`):
-                 length-sorted windows cut into 4096-token batches, max_length 256
-  (b') bucketed: `data_reader.input_fn` with T2T's length buckets (`token_batching=buckets`),
-                 batch_size 4096 tokens, max_length 256
+  (b) sorted   : `data_reader.input_fn` with `token_batching=sorted` (opt-in): length-sorted
+                 windows cut into 4096-token batches, max_length 256
+  (b') bucketed: `data_reader.input_fn` as it batches by default, T2T's length buckets
+                 (`token_batching=buckets`), batch_size 4096 tokens, max_length 256
   (c) packed   : `pack_dataset(length=256)`, then `input_fn`: 4096 // 256 = 16 rows a batch
   fixed_fn     : for reference, (a) through `input_fn` (`use_fixed_batch_size`), which
                  also drops examples longer than max_length
@@ -115,7 +115,7 @@ def make_pipelines(path, padded_batch_examples, epochs=1):
 
     return {
         "padded": plain_padded_batch,
-        "sorted": build(hparams(), pack=False),
+        "sorted": build(hparams(token_batching="sorted"), pack=False),
         "bucketed": build(hparams(token_batching="buckets"), pack=False),
         "packed": build(hparams(pack_dataset=True), pack=True),
         "fixed_fn": build(hparams(use_fixed_batch_size=True, batch_size=padded_batch_examples),
