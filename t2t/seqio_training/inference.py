@@ -3,7 +3,8 @@
 `predict_fn`/`score_fn` for `seqio.Evaluator.evaluate`, over its enumerated cached model
 datasets (encoder-decoder features):
 
-    predict_fn = estimator_predict_fn(estimator, problem, checkpoint_path)
+    estimator = create_estimator("transformer", hparams, "/runs/copy")
+    predict_fn = estimator_predict_fn(estimator, hparams.problem, checkpoint_path)
     predict_fn(evaluator.cached_model_datasets["copy"])   # [(0, [104, 105]), (1, ...), ...]
     score_fn = checkpoint_score_fn("transformer", hparams, checkpoint_path)
     score_fn(evaluator.cached_model_datasets["copy"])     # [(0, -0.73), ...] log-likelihoods
@@ -27,8 +28,10 @@ from t2t.core import errors
 from t2t.core import registry
 from t2t.core.progress import Progress
 from t2t.data import data_reader
+from t2t.decoding import decoding
 from t2t.problems import problem as problem_lib
 from t2t.seqio_training import task_problem as task_problem_lib
+from t2t.training import trainer_lib
 
 EOS_ID = 1
 _PREDICT = tf.estimator.ModeKeys.PREDICT
@@ -73,6 +76,15 @@ def _batched_model_features(arrays, problem, batch_size, with_targets):
         return features
 
     return ds.map(finish)
+
+
+def create_estimator(model_name: str, hparams, model_dir: str,
+                     decode_hparams: str = "beam_size=1,alpha=0.0,extra_length=10"):
+    """An Estimator of a trained model for `estimator_predict_fn` (greedy by default;
+    `decode_hparams` as t2t-decoder's --decode_hparams)."""
+    run_config = trainer_lib.create_run_config(model_name=model_name, model_dir=model_dir)
+    return trainer_lib.create_estimator(model_name, hparams, run_config,
+                                        decode_hparams=decoding.decode_hparams(decode_hparams))
 
 
 def estimator_predict_fn(estimator, problem, checkpoint_path: Optional[str] = None,

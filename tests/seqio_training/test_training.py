@@ -90,11 +90,27 @@ def test_mixture_training_writes_rising_task_metrics(mixture, tmp_path):
     assert len(table.splitlines()) == 2 + 3
     assert "eval/sequence_accuracy" in event_values(os.path.join(log_dir, "reverse_bits"))
 
-    # The checkpoint also scores: log-likelihoods of the targets, better for true targets.
-    evaluator = seqio.Evaluator("copy_tsv", seqio.EncDecFeatureConverter(pack=False),
+    # The README's evaluation of a checkpoint: the same predictions as during training,
+    # and log-likelihood scores (negative) of each target.
+    def length_score(targets, scores):
+        return {"mean_log_likelihood": sum(scores) / len(scores)}
+
+    checkpoint = tf.train.latest_checkpoint(model_dir)
+    seqio.TaskRegistry.add("copy_again", seqio.get_mixture_or_task("copy_tsv").source,
+                           preprocessors=seqio.get_mixture_or_task("copy_tsv").preprocessors,
+                           output_features=seqio.get_mixture_or_task("copy_tsv").output_features,
+                           metric_fns=[seqio.metrics.exact_match, length_score])
+    evaluator = seqio.Evaluator("copy_again", seqio.EncDecFeatureConverter(pack=False),
                                 sequence_length={"inputs": 24, "targets": 24},
-                                num_examples=8)
-    score_fn = inference.checkpoint_score_fn("transformer", hparams,
-                                             tf.train.latest_checkpoint(model_dir))
-    scores = dict(score_fn(evaluator.cached_model_datasets["copy_tsv"]))
-    assert sorted(scores) == list(range(8)) and all(s < 0 for s in scores.values())
+                                num_examples=8, async_compute_metrics=False)
+    estimator = inference.create_estimator("transformer", hparams, model_dir)
+    metrics, outputs = evaluator.evaluate(
+        compute_metrics=True, step=STEPS,
+        predict_fn=inference.estimator_predict_fn(estimator, hparams.problem, checkpoint),
+        score_fn=inference.checkpoint_score_fn("transformer", hparams, checkpoint))
+    metrics = metrics.result()["copy_again"]
+    assert metrics["exact_match"] == pytest.approx(
+        100.0 * sum(r["prediction"] == r["target"] for r in records[:8]) / 8)
+    scores = outputs["copy_again"][seqio.metrics.ModelOutputType.SCORE]
+    assert len(scores) == 8 and all(s < 0 for s in scores)
+    assert metrics["mean_log_likelihood"] == pytest.approx(sum(scores) / 8)
