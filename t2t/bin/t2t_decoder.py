@@ -283,8 +283,14 @@ def main_task():
     check_trained_with(model_dir)
     saved = trainer_lib.read_saved_flags(model_dir)
     lengths = FLAGS.task_feature_lengths or saved.get("task_feature_lengths", "")
-    decoder_only = FLAGS.decoder_only or saved.get("decoder_only") in ("true", "True")
-    pack = saved.get("pack") not in ("false", "False")
+    flags_file = os.path.join(model_dir, trainer_lib.FLAGS_FILENAME)
+    saved_lines = set()
+    if tf.io.gfile.exists(flags_file):
+        with tf.io.gfile.GFile(flags_file) as f:
+            saved_lines = {line.strip() for line in f}
+    # Booleans are saved as --name / --noname.
+    decoder_only = FLAGS.decoder_only or "--decoder_only" in saved_lines
+    pack = "--nopack" not in saved_lines
     spec = training.TaskTrainingSpec(
         FLAGS.mixture_or_task_name, task_problem.parse_feature_lengths(lengths), pack=pack,
         decoder_only=decoder_only, eval_split=FLAGS.task_eval_split,

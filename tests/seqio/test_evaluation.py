@@ -218,3 +218,22 @@ def test_text_metrics():
     assert metrics_lib.bleu(["the cat sat on the mat"], ["a dog"])["bleu"] < 10
     with pytest.raises(ValueError, match="2 targets but 1 predictions"):
         metrics_lib.accuracy([1, 2], [1])
+
+
+def test_pylogging_and_v1_loggers(tmp_path, caplog):
+    from absl import logging as absl_logging
+    absl_logging.set_verbosity(absl_logging.INFO)
+    seqio.PyLoggingLogger(str(tmp_path))("t", 3, {"m": metrics_lib.Scalar(0.25),
+                                                  "x": metrics_lib.Text("hi")},
+                                         None, None, None)
+    messages = [r.getMessage() for r in caplog.records]
+    assert "t/m at step 3: 0.250" in messages and "t/x at step 3: hi" in messages
+    seqio.TensorBoardLoggerV1(str(tmp_path))("t", 3, {"m": metrics_lib.Scalar(0.5)},
+                                             None, None, None)
+    values = [(e.step, v.tag, v.simple_value)
+              for path in glob.glob(str(tmp_path / "t" / "events.*"))
+              for e in tf.compat.v1.train.summary_iterator(path) for v in e.summary.value]
+    assert values == [(3, "eval/m", 0.5)]
+    with pytest.raises(ValueError, match="should be of type 'Scalar"):
+        seqio.TensorBoardLoggerV1(str(tmp_path))("t", 3, {"x": metrics_lib.Text("a")},
+                                                 None, None, None)

@@ -151,3 +151,31 @@ def test_packed_rows_give_each_example_its_unpacked_loss(copy_task):
     for key in packed_losses:
         np.testing.assert_allclose(sorted(packed_losses[key]), sorted(unpacked_losses[key]),
                                    atol=1e-5, rtol=0)
+
+
+def test_lm_task_without_inputs_trains_decoder_only(tmp_path):
+    """A task with targets only: LM converter, packed targets with segments, and a
+    decoder-only Transformer takes the features and gives a finite loss."""
+    def source_fn(split, shuffle_files, seed=None):
+        del split, shuffle_files, seed
+        return tf.data.Dataset.from_tensor_slices({"targets": ["abc", "de", "f", "ghij"] * 4})
+
+    seqio.TaskRegistry.add("lm_task", seqio.FunctionDataSource(source_fn, splits=["train"]),
+                           preprocessors=[seqio.preprocessors.tokenize,
+                                          seqio.preprocessors.append_eos],
+                           output_features={"targets": seqio.Feature(BYTES)})
+    problem = TaskProblem("lm_task", {"targets": 16})
+    assert problem.converter_kind == "lm" and not problem.has_inputs
+    hp = registry.hparams("transformer_test")
+    hp.batch_size = 32
+    batch = next(iter(problem.input_fn(TRAIN, hp)))
+    assert sorted(k for k in batch if "space" not in k) == [
+        "targets", "targets_position", "targets_segmentation"]
+    assert batch["targets_segmentation"].numpy().max() >= 2
+    with tf.Graph().as_default():
+        model = transformer.Transformer(hp, EVAL, problem.get_hparams(hp))
+        _, losses = model({k: tf.constant(v.numpy()) for k, v in batch.items()})
+        with session() as sess:
+            sess.run(_v1.global_variables_initializer())
+            loss = sess.run(losses["training"])
+    assert np.isfinite(loss) and loss > 0
