@@ -34,6 +34,7 @@ LAYERS = [
     "datagen",     # t2t-datagen's library
     "serving",     # SavedModel export, in-graph vocabularies
     "seqio",       # SeqIO's API: tasks, mixtures, vocabularies, feature converters, T2T bridge
+    "seqio_training",  # t2t models on SeqIO tasks: TaskProblem, checkpoint predict/score
     "hub",         # TF Hub text SavedModels (preprocessor, encoder, embedding)
     "bin",         # the programs and their flags
     "utils",       # T2T's module paths, re-exporting from the packages above

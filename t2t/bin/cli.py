@@ -262,3 +262,23 @@ def apply_common_flags(t2t_usr_dir="", registry_help=False, out=None):
     if registry_help:
         (out or sys.stdout).write(registry.help_string() + "\n")
         sys.exit(0)
+
+
+def import_modules(module_names, flag_name="--module_import"):
+    """Import each module named (seqio's --module_import): they register tasks/mixtures.
+
+    A module that cannot be found is a UserError naming it; errors raised by the module's
+    own code propagate with their traceback.
+
+        import_modules(["my_project.tasks"])
+    """
+    import importlib
+    for name in module_names or ():
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name and (name == error.name or name.startswith(error.name + ".")):
+                raise errors.UserError(
+                    "%s=%s: no module named %s (is it on PYTHONPATH, or installed?)"
+                    % (flag_name, name, error.name)) from None
+            raise

@@ -38,6 +38,26 @@ _TRAINER_FLAGS = (
     ("string", "schedule", "continuous_train_and_eval", "Method of T2TExperiment to run: "
      "train, evaluate, train_and_evaluate, continuous_train_and_eval, continuous_eval, "
      "run_std_server."),
+    # What to train on instead of --problem: a SeqIO Task or Mixture (t2t.seqio_training).
+    ("string", "mixture_or_task_name", None, "A registered SeqIO Task or Mixture to train "
+     "or decode on instead of --problem (register it in a --module_import module or "
+     "--t2t_usr_dir)."),
+    ("string", "task_feature_lengths", "", "With --mixture_or_task_name: the task feature "
+     "lengths, e.g. inputs=256,targets=128 (the decoder reads them from the training "
+     "folder's flags.txt when not given)."),
+    ("multi_string", "module_import", [], "With --mixture_or_task_name: modules to import "
+     "(they register tasks and mixtures); repeatable."),
+    ("bool", "pack", True, "With --mixture_or_task_name: pack several examples per training "
+     "row (segment ids and positions keep them apart); --nopack pads each example."),
+    ("bool", "decoder_only", False, "With --mixture_or_task_name: train a decoder-only model "
+     "on tasks with inputs (PrefixLM converter: inputs+targets in one sequence, loss on the "
+     "targets). Tasks without inputs always use the LM converter."),
+    ("string", "task_eval_split", "validation", "With --mixture_or_task_name: the split "
+     "evaluated (task metrics on decodes) and decoded."),
+    ("integer", "task_eval_num_examples", None, "With --mixture_or_task_name: decode at most "
+     "this many examples of each task per evaluation (default: all)."),
+    ("bool", "use_cached_tasks", False, "With --mixture_or_task_name: read the tasks' "
+     "offline caches (use_cached=True)."),
     # Steps, checkpoints, evaluation.
     ("integer", "train_steps", 250000, "The number of steps to run training for."),
     ("integer", "eval_steps", 100, "Number of batches in an evaluation (fewer when the eval "
@@ -123,6 +143,7 @@ _DEFINE = {
     "integer": flags.DEFINE_integer,
     "float": flags.DEFINE_float,
     "bool": flags.DEFINE_bool,
+    "multi_string": flags.DEFINE_multi_string,
 }
 
 # Written to flags_t2t.txt: the trainer's own flags (T2T wrote the flags of its modules).

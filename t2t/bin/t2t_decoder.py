@@ -13,6 +13,16 @@
     t2t-decoder ... --score_file=pairs.tsv --decode_to_file=scores.txt
     # scores.txt: the loss of each "input<TAB>target" line, "%.6f" per line
 
+A SeqIO Task or Mixture the model was trained on (t2t-trainer --mixture_or_task_name):
+
+    t2t-decoder --mixture_or_task_name=copy --module_import=my_project.tasks \\
+        --model=transformer --hparams_set=transformer_base --output_dir=~/train \\
+        --decode_to_file=copy.decodes
+    # copy.decodes: the post-processed prediction of each validation example, in order
+    # (copy.decodes.targets: the post-processed targets); a mixture writes one file per
+    # task (copy.decodes.<task>); --decode_from_file decodes lines with the task's
+    # vocabulary. --task_feature_lengths defaults to the training run's.
+
 Flags are T2T 1.15.7's; the trainer's (--problem, --model, --hparams_set, --hparams,
 --data_dir, --output_dir, --t2t_usr_dir, ...) come from `t2t.bin.flags`.
 `--checkpoint_path` (a checkpoint prefix or a folder) overrides --output_dir's latest one.
@@ -221,6 +231,8 @@ def main(argv):
     logging.set_verbosity(logging.INFO)
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
     # Flags, names and files first: a mistake is one line before any TensorFlow work.
+    if FLAGS.mixture_or_task_name:
+        return main_task()
     require_flags("problem", "model", "hparams_set")
     if FLAGS.use_tpu:
         raise errors.UserError("t2t-decoder does not decode on TPUs; drop --use_tpu")
@@ -247,6 +259,72 @@ def main(argv):
         raise shard_check.explain_data_loss(
             error, hparams.problem.data_files(hparams.data_dir, split),
             problem_name=FLAGS.problem, data_dir=hparams.data_dir) from None
+    return 0
+
+
+def main_task():
+    """--mixture_or_task_name: decode a task's split (or --decode_from_file) with its
+    vocabulary and post-processor."""
+    from t2t import seqio
+    from t2t.seqio_training import inference, task_problem, training
+    if FLAGS.problem:
+        raise errors.UserError("give --problem or --mixture_or_task_name, not both")
+    require_flags("model", "hparams_set")
+    for name in ("decode_interactive", "score_file"):
+        if getattr(FLAGS, name):
+            raise errors.UserError("--%s works with --problem, not with --mixture_or_task_name"
+                                   % name)
+    decode_hp = create_decode_hparams()
+    check_input_files()
+    registry.model(FLAGS.model)
+    registry.hparams(FLAGS.hparams_set)
+    cli.import_modules(FLAGS.module_import)
+    model_dir, checkpoint_path = resolve_checkpoint(FLAGS.checkpoint_path, FLAGS.output_dir)
+    check_trained_with(model_dir)
+    saved = trainer_lib.read_saved_flags(model_dir)
+    lengths = FLAGS.task_feature_lengths or saved.get("task_feature_lengths", "")
+    flags_file = os.path.join(model_dir, trainer_lib.FLAGS_FILENAME)
+    saved_lines = set()
+    if tf.io.gfile.exists(flags_file):
+        with tf.io.gfile.GFile(flags_file) as f:
+            saved_lines = {line.strip() for line in f}
+    # Booleans are saved as --name / --noname.
+    decoder_only = FLAGS.decoder_only or "--decoder_only" in saved_lines
+    pack = "--nopack" not in saved_lines
+    spec = training.TaskTrainingSpec(
+        FLAGS.mixture_or_task_name, task_problem.parse_feature_lengths(lengths), pack=pack,
+        decoder_only=decoder_only, eval_split=FLAGS.task_eval_split,
+        use_cached=FLAGS.use_cached_tasks, seed=FLAGS.random_seed)
+    cli.set_random_seed(FLAGS.random_seed)
+    hparams = training.task_hparams(FLAGS.hparams_set, FLAGS.hparams, spec,
+                                    hparams_path=os.path.join(model_dir, "hparams.json"))
+    estimator = create_estimator(FLAGS.model, hparams, model_dir, decode_hp,
+                                 disable_grappler=FLAGS.disable_grappler_optimizations)
+    problem = hparams.problem
+    batch_size = decode_hp.batch_size or 32
+    decode_to_file = os.path.expanduser(FLAGS.decode_to_file) if FLAGS.decode_to_file else None
+    if FLAGS.decode_from_file:
+        with tf.io.gfile.GFile(os.path.expanduser(FLAGS.decode_from_file)) as f:
+            lines = [line.rstrip("\n") for line in f]
+        outputs = inference.decode_lines(estimator, problem, FLAGS.mixture_or_task_name, lines,
+                                         decode_to_file, checkpoint_path, batch_size)
+        print("t2t-decoder: decoded %d lines of %s" % (len(outputs), FLAGS.decode_from_file))
+        return 0
+    split = "test" if FLAGS.eval_use_test_set else FLAGS.task_eval_split
+    provider = seqio.get_mixture_or_task(FLAGS.mixture_or_task_name)
+    tasks = ([provider] if isinstance(provider, seqio.Task) else
+             [t for t in seqio.get_subtasks(provider) if split in t.splits])
+    if not tasks:
+        raise errors.UserError("no task of %s has a %r split" % (provider.name, split))
+    num_examples = decode_hp.num_samples if decode_hp.num_samples > 0 else None
+    for task in tasks:
+        out = decode_to_file
+        if out and len(tasks) > 1:
+            out = "%s.%s" % (decode_to_file, task.name)
+        outputs = inference.decode_task(estimator, problem, task.name, split, out,
+                                        checkpoint_path, batch_size, num_examples)
+        print("t2t-decoder: decoded %d examples of %s/%s%s" % (
+            len(outputs), task.name, split, " into %s" % out if out else ""))
     return 0
 
 

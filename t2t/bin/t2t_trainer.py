@@ -7,6 +7,15 @@
     # I train transformer: step 100, loss 0.8123 (mean of 100 steps), 21.4 steps/s, ...
     # I train transformer done: 2,000 steps, 2,000 final step, 20.9 steps/s, ...
 
+On a SeqIO Task or Mixture (registered by --module_import modules or --t2t_usr_dir):
+
+    t2t-trainer --mixture_or_task_name=my_mix --module_import=my_project.tasks \\
+        --task_feature_lengths=inputs=256,targets=128 --model=transformer \\
+        --hparams_set=transformer_base --output_dir=~/t2t_train/mix \\
+        --schedule=train_and_evaluate --train_steps=20000
+    # packed rows (--nopack pads); each evaluation also decodes every task's validation
+    # split: <output_dir>/inference_eval/<task>-metrics.jsonl and TensorBoard events
+
 Rerunning the same command resumes from the latest checkpoint with the hparams saved in
 `<output_dir>/hparams.json`; an override that disagrees with them is a one-line error.
 `--hp_NAME VALUE` arguments are appended to --hparams (`--hp_learning_rate 0.2`). Several
@@ -136,14 +145,9 @@ def create_run_config(hparams, model_dir):
         log_step_count_steps=FLAGS.log_step_count_steps))
 
 
-def create_experiment(run_config, hparams):
-    from t2t.training import trainer_lib
-    return trainer_lib.experiment_from_spec(run_config, hparams, trainer_lib.ExperimentSpec(
-        model_name=FLAGS.model,
-        problem_name=FLAGS.problem,
-        data_dir=data_dir(),
-        train_steps=FLAGS.train_steps,
-        eval_steps=FLAGS.eval_steps,
+def experiment_flag_kwargs():
+    """The ExperimentSpec fields set by flags, besides model, problem, data and steps."""
+    return dict(
         min_eval_frequency=FLAGS.local_eval_frequency,
         eval_throttle_seconds=FLAGS.eval_throttle_seconds,
         schedule=FLAGS.schedule,
@@ -160,7 +164,18 @@ def create_experiment(run_config, hparams):
         export_saved_model_api_version=FLAGS.export_saved_model_api_version,
         warm_start_from=FLAGS.warm_start_from,
         std_server_protocol=FLAGS.std_server_protocol,
-        log_step_count_steps=FLAGS.log_step_count_steps))
+        log_step_count_steps=FLAGS.log_step_count_steps)
+
+
+def create_experiment(run_config, hparams):
+    from t2t.training import trainer_lib
+    return trainer_lib.experiment_from_spec(run_config, hparams, trainer_lib.ExperimentSpec(
+        model_name=FLAGS.model,
+        problem_name=FLAGS.problem,
+        data_dir=data_dir(),
+        train_steps=FLAGS.train_steps,
+        eval_steps=FLAGS.eval_steps,
+        **experiment_flag_kwargs()))
 
 
 def execute_schedule(exp):
@@ -218,6 +233,8 @@ def main(argv, hp_overrides=""):
     # Flags, names, folders and data files first: a mistake is one line before any
     # TensorFlow work.
     schedule = FLAGS.schedule
+    if FLAGS.mixture_or_task_name:
+        return main_task(hp_overrides)
     model_name, hparams_set = _require("model"), _require("hparams_set")
     problem_name = _require("problem")
     registry.model(model_name)  # unknown names fail here, before any work
@@ -266,6 +283,65 @@ def main(argv, hp_overrides=""):
                                             data_dir=data_dir()) from None
     if isinstance(result, dict):
         logging.info("%s finished: %s", schedule, ", ".join(
+            "%s %s" % (name, result[name]) for name in sorted(result)))
+    return 0
+
+
+def task_training_spec():
+    """The TaskTrainingSpec of the --mixture_or_task_name flags (modules imported first)."""
+    from t2t.seqio_training import task_problem, training
+    cli.import_modules(FLAGS.module_import)
+    return training.TaskTrainingSpec(
+        FLAGS.mixture_or_task_name,
+        task_problem.parse_feature_lengths(FLAGS.task_feature_lengths),
+        pack=FLAGS.pack, decoder_only=FLAGS.decoder_only, eval_split=FLAGS.task_eval_split,
+        eval_num_examples=FLAGS.task_eval_num_examples, use_cached=FLAGS.use_cached_tasks,
+        seed=FLAGS.random_seed)
+
+
+def main_task(hp_overrides=""):
+    """--mixture_or_task_name: train on a SeqIO Task or Mixture (t2t.seqio_training)."""
+    from t2t.core import registry
+    from t2t.seqio_training import training
+    from t2t.training import trainer_lib
+
+    if FLAGS.problem:
+        raise errors.UserError("give --problem or --mixture_or_task_name, not both")
+    for name in ("generate_data", "hparams_range"):
+        if getattr(FLAGS, name):
+            raise errors.UserError("--%s works with --problem, not with --mixture_or_task_name"
+                                   % name)
+    model_name, hparams_set = _require("model"), _require("hparams_set")
+    registry.model(model_name)
+    spec = task_training_spec()
+    model_dir = output_dir()
+    cli.check_writable_dir("--output_dir", model_dir)
+    overrides = join_overrides(FLAGS.hparams, hp_overrides)
+    hparams_path = os.path.join(model_dir, trainer_lib.HPARAMS_FILENAME)
+    resuming = has_checkpoint(model_dir)
+    if resuming:
+        trainer_lib.check_resume_flags(
+            model_dir, model=model_name, hparams_set=hparams_set,
+            mixture_or_task_name=spec.mixture_or_task_name,
+            task_feature_lengths=FLAGS.task_feature_lengths)
+    hparams = training.task_hparams(hparams_set, overrides, spec,
+                                    hparams_path=hparams_path if resuming else None,
+                                    strict_resume=True)
+    cli.set_random_seed(FLAGS.random_seed)
+    run_config = create_run_config(hparams, model_dir)
+    exp = training.create_task_experiment(run_config, hparams, model_name, spec,
+                                          train_steps=FLAGS.train_steps,
+                                          eval_steps=FLAGS.eval_steps,
+                                          **experiment_flag_kwargs())
+    if trainer_lib.is_chief(run_config) and FLAGS.schedule != "run_std_server":
+        FLAGS.hparams = overrides
+        trainer_lib.save_metadata(model_dir, hparams, flags_text=flags_text(),
+                                  t2t_flags_text=flags_text(t2t_flags.T2T_FLAG_NAMES))
+    logging.info("Running schedule %s on %s in %s", FLAGS.schedule, spec.mixture_or_task_name,
+                 model_dir)
+    result = execute_schedule(exp)
+    if isinstance(result, dict):
+        logging.info("%s finished: %s", FLAGS.schedule, ", ".join(
             "%s %s" % (name, result[name]) for name in sorted(result)))
     return 0
 

@@ -17,13 +17,18 @@ names and cache file format, on t2t's stack (no jax, jaxlib, clu or pyglove):
 t2t additions: `T2TVocabulary` (any t2t text encoder or T2T vocab file) and
 `add_t2t_problem_task` (a registered T2T Problem's generated data as a Task), so T2T
 datasets and SeqIO tasks mix in one Mixture; fast packing without custom ops.
-Not here yet: `Evaluator`, `evaluation`, `metrics`, `loggers`, `experimental`, `helpers`,
+Evaluation: `Evaluator` (each task of a mixture on its own, `metric_fns` with
+`(targets, predictions)` / `(targets, scores)`), loggers (`TensorBoardLogger`, `JSONLogger`,
+...) and `metrics` value classes. Not here yet: `experimental`, `helpers`,
 `PyGloveTunableMixture` and the Beam cache writer (`seqio_cache_tasks`).
 """
 from typing import Any, Callable, Mapping, Union
 
 from t2t.seqio import dataset_providers
+from t2t.seqio import evaluation
 from t2t.seqio import feature_converters
+from t2t.seqio import loggers
+from t2t.seqio import metrics
 from t2t.seqio import preprocessors
 from t2t.seqio import test_utils
 from t2t.seqio import utils
@@ -34,12 +39,16 @@ from t2t.seqio.dataset_providers import (
     Mixture, MixtureRate, MixtureRegistry, ProtoDataSource, SampleFn, ShardInfo, SourceInfo,
     Task, TaskRegistry, TextLineDataSource, TfdsDataSource, TFExampleDataSource, get_dataset,
     get_mixture_or_task, get_subtasks, maybe_get_mixture_or_task)
+from t2t.seqio.evaluation import Evaluator
 from t2t.seqio.feature_converters import (
     DecoderFeatureConverter, EncDecFeatureConverter, EncoderFeatureConverter, FeatureConverter,
     GrainFeatureConverter, LMFeatureConverter, PassThroughFeatureConverter,
     PrefixLMFeatureConverter, PrefixSuffixLMFeatureConverter, PrePackedEncDecFeatureConverter,
     PrePackedLMFeatureConverter, PrePackedPrefixLMFeatureConverter, autoregressive_inputs,
     non_padding_position)
+from t2t.seqio.loggers import (
+    JSONLogger, Logger, PyLoggingLogger, TensorAndNumpyEncoder, TensorBoardLogger,
+    TensorBoardLoggerV1, skip_none_value_dict_factory)
 from t2t.seqio.t2t_bridge import add_t2t_problem_task, t2t_problem_source
 from t2t.seqio.t2t_vocabulary import T2TVocabulary
 from t2t.seqio.utils import (

@@ -358,6 +358,9 @@ class ExperimentSpec:
     decode_reference: str = ""
     std_server_protocol: Optional[str] = None
     log_step_count_steps: Optional[int] = None
+    # t2t: more tf.estimator.Exporters, called after each evaluation (e.g. the SeqIO
+    # task metrics of t2t.seqio_training).
+    additional_exporters: Optional[Sequence[Any]] = None
 
     def __post_init__(self):
         if self.use_tfdbg:
@@ -458,7 +461,7 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
         saving_listeners=[experiment_lib.CheckpointLogListener()])
     eval_spec = tf.estimator.EvalSpec(
         eval_input_fn, steps=eval_steps, hooks=eval_hooks, name=eval_name,
-        exporters=[experiment_lib.EvalResultLogger()],
+        exporters=[experiment_lib.EvalResultLogger()] + list(spec.additional_exporters or []),
         # T2T waited 120 s before a first evaluation; never longer than the throttle.
         start_delay_secs=0 if schedule == "evaluate" else min(120, spec.eval_throttle_seconds),
         throttle_secs=spec.eval_throttle_seconds)

@@ -18,11 +18,8 @@ FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "seqio",
                        "seqio_0_0_20_api.json")
 API = json.load(open(FIXTURE))
 
-# Not in t2t.seqio yet (the Evaluator and its loggers are a later issue; PyGlove and Grain
-# are not t2t dependencies).
-MISSING = {"Evaluator", "JSONLogger", "Logger", "PyLoggingLogger", "TensorAndNumpyEncoder",
-           "TensorBoardLogger", "TensorBoardLoggerV1", "PyGloveTunableMixture",
-           "skip_none_value_dict_factory"}
+# Not in t2t.seqio (PyGlove and Grain are not t2t dependencies).
+MISSING = {"PyGloveTunableMixture"}
 # Internal helpers seqio defines at module level that are not part of its API.
 INTERNAL = {"DataSourceInterface", "DatasetFnCallable"}
 

@@ -255,7 +255,7 @@ def test_experiment_spec_validates_and_matches_t2t_signature():
     assert names[:9] == ["run_config", "hparams", "model_name", "problem_name", "data_dir",
                          "train_steps", "eval_steps", "min_eval_frequency",
                          "eval_throttle_seconds"]
-    assert names[-1] == "log_step_count_steps"
+    assert names[-2:] == ["log_step_count_steps", "additional_exporters"]
 
 
 def test_create_experiment_and_experiment_from_spec_agree(tmp_path):
