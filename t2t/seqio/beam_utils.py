@@ -198,46 +198,87 @@ class PreprocessTask(beam.PTransform):
 
 
 # ------------------------------------------------------------------ serialization
-def _int_feature(values):
-    return tf.train.Feature(int64_list=tf.train.Int64List(value=values))
+# tf.train.Example written directly in protobuf's wire format: the Python protobuf runtime
+# (pure Python beside TF 2.15's protobuf 3.20) costs ~1 ms per example, this ~30 us.
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
 
 
-def _fast_tffeature(value) -> Optional[tf.train.Feature]:
-    """The tf.train.Feature of a numpy value or bytes (None: not handled here)."""
+def _varints(values: np.ndarray) -> bytes:
+    """Protobuf varints of int64 values (negatives as 10-byte two's complement)."""
+    v = values.astype(np.int64).reshape(-1).view(np.uint64)
+    if not v.size or v.max() < 128:
+        return v.astype(np.uint8).tobytes()
+    nbytes = np.ones(v.shape, np.int64)
+    rest = v >> np.uint64(7)
+    while rest.any():
+        nbytes += rest > 0
+        rest >>= np.uint64(7)
+    starts = np.cumsum(nbytes) - nbytes
+    out = np.empty(int(nbytes.sum()), np.uint8)
+    for i in range(int(nbytes.max())):
+        mask = nbytes > i
+        byte = ((v[mask] >> np.uint64(7 * i)) & np.uint64(0x7F)).astype(np.uint8)
+        out[starts[mask] + i] = byte | ((nbytes[mask] > i + 1).astype(np.uint8) << 7)
+    return out.tobytes()
+
+
+def _field(tag: int, payload: bytes) -> bytes:
+    """A length-delimited field (tag = field number << 3 | 2)."""
+    return bytes([tag]) + _varint(len(payload)) + payload
+
+
+def _feature_bytes(value) -> Optional[bytes]:
+    """A serialized tf.train.Feature of a numpy value or bytes (None: not handled here)."""
     if isinstance(value, bytes):
-        return tf.train.Feature(bytes_list=tf.train.BytesList(value=[value]))
-    if isinstance(value, (np.ndarray, np.generic, int, float)):
-        array = np.asarray(value)
-        if array.dtype.kind in "biu":
-            return _int_feature(array.reshape(-1).tolist())
-        if array.dtype.kind == "f":
-            return tf.train.Feature(float_list=tf.train.FloatList(
-                value=array.reshape(-1).tolist()))
-        if array.dtype.kind in "OS":
-            return tf.train.Feature(bytes_list=tf.train.BytesList(
-                value=[tf.compat.as_bytes(v) for v in array.reshape(-1).tolist()]))
+        return _field(0x0A, _field(0x0A, value))  # bytes_list { value: ... }
+    if not isinstance(value, (np.ndarray, np.generic, int, float)):
+        return None
+    array = np.asarray(value)
+    if array.dtype.kind in "biu":
+        packed = _varints(array)
+        return _field(0x1A, _field(0x0A, packed) if packed else b"")  # int64_list
+    if array.dtype.kind == "f":
+        packed = array.astype("<f4").reshape(-1).tobytes()
+        return _field(0x12, _field(0x0A, packed) if packed else b"")  # float_list
+    if array.dtype.kind in "OS":
+        values = b"".join(_field(0x0A, tf.compat.as_bytes(v)) for v in array.reshape(-1))
+        return _field(0x0A, values)  # bytes_list
     return None
 
 
 def example_to_bytes(ex: Mapping[str, Any]) -> bytes:
-    """A serialized tf.train.Example of an example (provenance keys dropped).
+    """A serialized tf.train.Example of an example (provenance keys dropped, keys sorted).
 
-    The same bytes as `utils.dict_to_tfexample(ex).SerializeToString()`, faster for
-    numpy values.
+    Parses to the same message as `utils.dict_to_tfexample(ex)`:
+
+        tf.train.Example.FromString(example_to_bytes({"a": np.array([3, 300])}))
+        # features { feature { key: "a" value { int64_list { value: [3, 300] } } } }
     """
-    features = {}
+    entries = {}
     rest = {}
     for key, value in ex.items():
         if key.startswith(PROVENANCE_PREFIX):
             continue
-        feature = _fast_tffeature(value)
+        feature = _feature_bytes(value)
         if feature is None:
             rest[key] = value
         else:
-            features[key] = feature
+            entries[key] = feature
     if rest:
-        features.update(utils.dict_to_tfexample(rest).features.feature)
-    return tf.train.Example(features=tf.train.Features(feature=features)).SerializeToString()
+        for key, feature in utils.dict_to_tfexample(rest).features.feature.items():
+            entries[key] = feature.SerializeToString()
+    features = b"".join(_field(0x0A, _field(0x0A, key.encode()) + _field(0x12, feature))
+                        for key, feature in sorted(entries.items()))
+    return _field(0x0A, features)
 
 
 def _example_order(ex: Mapping[str, Any], seed: Optional[int]) -> int:

@@ -8,6 +8,8 @@ import shutil
 import sys
 import textwrap
 
+import hypothesis
+import hypothesis.strategies as st
 import numpy as np
 import pytest
 from absl import flags
@@ -219,7 +221,22 @@ def test_char_counts_and_example_bytes(tmp_path):
           beam_utils.SOURCE_SHARD_ID_PROVENANCE_KEY: 0}
     expected = seqio.dict_to_tfexample({k: v for k, v in ex.items()
                                         if not k.startswith("provenance/")})
-    assert beam_utils.example_to_bytes(ex) == expected.SerializeToString()
+    import tensorflow as tf
+    assert tf.train.Example.FromString(beam_utils.example_to_bytes(ex)) == expected
+
+
+@hypothesis.settings(max_examples=60, deadline=None)
+@hypothesis.given(ints=st.lists(st.integers(-2**63, 2**63 - 1), max_size=6),
+                  floats=st.lists(st.floats(width=32, allow_nan=False), max_size=4),
+                  texts=st.lists(st.binary(max_size=200), max_size=3),
+                  scalar=st.binary(max_size=300))
+def test_example_bytes_parse_as_tf_examples(ints, floats, texts, scalar):
+    import tensorflow as tf
+    ex = {"i": np.array(ints, np.int64), "i32": np.array(ints, np.int64).astype(np.int32),
+          "f": np.array(floats, np.float32), "s": np.array(texts, dtype=object),
+          "b": scalar, "m": np.array([ints[:2]] * 2, np.int64)}
+    expected = seqio.dict_to_tfexample(ex)
+    assert tf.train.Example.FromString(beam_utils.example_to_bytes(ex)) == expected
 
 
 def test_skip_resume_and_overwrite(tmp_path, capsys, usr_dir):
