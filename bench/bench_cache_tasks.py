@@ -13,7 +13,8 @@ and append_eos. Each run caches the task into a fresh folder with
 alternating, --repeats times; medians of wall seconds, examples/s, and the ratio to tfdata.
 Every Beam run must write the same files (a SHA-256 over the cache folder is compared):
 the cache does not depend on the number of workers. The wall time of a run includes
-Beam's start-up (for direct_2: two worker processes importing TensorFlow).
+Beam's start-up (for direct_2: two worker processes importing TensorFlow), measured apart by
+caching a task of 160 examples after each run; "after start-up" figures subtract it.
 
     python bench/bench_cache_tasks.py [--examples 20000] [--shards 8] [--repeats 3]
     # prints a table and writes bench/results/cache_tasks.json
@@ -35,6 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 MODULE = "t2t_bench_cache_tasks_usr"
+TINY = 160  # examples of the start-up run
 WORDS = ("the of and to in is was for on that with as by at from his her an which it be "
          "are this had were not but they their have one all been has who more when would "
          "time two may after into other some could first new only over also years").split()
@@ -59,6 +61,9 @@ TASK_MODULE = textwrap.dedent('''
         "bench_cache", seqio.TextLineDataSource({"train": os.path.join(DATA, "train-*.tsv")}),
         FEATURES, preprocessors=PREPROCESSORS + [seqio.CacheDatasetPlaceholder(),
                                                  seqio.preprocessors.append_eos])
+    seqio.TaskRegistry.add(
+        "bench_cache_tiny", seqio.TextLineDataSource({"train": os.path.join(DATA, "tiny-*.tsv")}),
+        FEATURES, preprocessors=PREPROCESSORS + [seqio.CacheDatasetPlaceholder()])
 ''')
 
 
@@ -80,6 +85,8 @@ def write_corpus(folder, examples, shards):
         all_lines += lines
         with open(os.path.join(data, "train-%02d.tsv" % shard), "w") as f:
             f.write("\n".join(lines) + "\n")
+        with open(os.path.join(data, "tiny-%02d.tsv" % shard), "w") as f:
+            f.write("\n".join(lines[:TINY // shards]) + "\n")
     with open(os.path.join(folder, "spm_input.txt"), "w") as f:
         f.write("\n".join(all_lines[:3000]) + "\n")
     import sentencepiece as spm
@@ -101,14 +108,14 @@ def folder_digest(folder):
     return sha.hexdigest()
 
 
-def run_beam(usr_dir, out, options):
+def run_beam(usr_dir, out, options, task="bench_cache"):
     from t2t.seqio import cache_tasks
     start = time.monotonic()
-    results = cache_tasks.cache_tasks(["bench_cache"], out, usr_dir=usr_dir, min_shards=8,
+    results = cache_tasks.cache_tasks([task], out, usr_dir=usr_dir, min_shards=8,
                                       base_seed=1, pipeline_options=options, ignore_other_caches=True,
                                       log_fn=lambda line: None)
     seconds = time.monotonic() - start
-    return seconds, results[0].examples, folder_digest(os.path.join(out, "bench_cache"))
+    return seconds, results[0].examples, folder_digest(os.path.join(out, task))
 
 
 def run_tfdata(module):
@@ -140,14 +147,16 @@ def main():
     usr_dir = write_corpus(work, args.examples, args.shards)
     from t2t.core import usr_dir as usr_dir_lib
     module = usr_dir_lib.import_usr_dir(usr_dir)
+    options = {"direct_1": ["--runner=DirectRunner"],
+               "direct_2": ["--runner=DirectRunner", "--direct_num_workers=2",
+                            "--direct_running_mode=multi_processing"]}
     configs = {
-        "direct_1": lambda out: run_beam(usr_dir, out, ["--runner=DirectRunner"]),
-        "direct_2": lambda out: run_beam(usr_dir, out, [
-            "--runner=DirectRunner", "--direct_num_workers=2",
-            "--direct_running_mode=multi_processing"]),
+        "direct_1": lambda out: run_beam(usr_dir, out, options["direct_1"]),
+        "direct_2": lambda out: run_beam(usr_dir, out, options["direct_2"]),
         "tfdata": lambda out: run_tfdata(module),
     }
     times = {name: [] for name in configs}
+    startup = {name: [] for name in options}
     digests = set()
     examples = None
     for repeat in range(args.repeats):
@@ -161,6 +170,9 @@ def main():
             times[name].append(seconds)
             print("repeat %d %-9s %6.2f s  %8.0f examples/s" % (repeat, name, seconds,
                                                                 count / seconds), flush=True)
+            if name in options:  # the same run on TINY examples: Beam's start-up
+                tiny, _, _ = run_beam(usr_dir, out + "_tiny", options[name], "bench_cache_tiny")
+                startup[name].append(tiny)
     assert len(digests) == 1, "caches differ between runs: %s" % digests
     base = statistics.median(times["tfdata"])
     runs = {}
@@ -170,7 +182,15 @@ def main():
         runs[name] = {"median_seconds": round(median, 3), "seconds": [round(v, 3) for v in values],
                       "examples_per_second": round(examples / median, 1),
                       "relative_to_tfdata": round(base / median, 3)}
-        print("%-9s %10.2f %12.0f %14.2f" % (name, median, examples / median, base / median))
+        line = "%-9s %10.2f %12.0f %14.2f" % (name, median, examples / median, base / median)
+        if name in startup:
+            fixed = statistics.median(startup[name])
+            runs[name]["startup_seconds"] = round(fixed, 3)
+            runs[name]["examples_per_second_after_startup"] = round(
+                (examples - TINY) / max(median - fixed, 1e-6), 1)
+            line += "   start-up %.1f s, then %.0f examples/s" % (
+                fixed, runs[name]["examples_per_second_after_startup"])
+        print(line)
     result = {"examples": examples, "source_shards": args.shards, "output_shards": 8,
               "repeats": args.repeats, "cpu_count": os.cpu_count(),
               "identical_caches": len(digests) == 1, "runs": runs,

@@ -292,11 +292,15 @@ def cache_tasks(tasks: Optional[Sequence[str]], output_cache_dir: str, *,
         log_fn(f"{where}: caching splits {', '.join(task.splits)} into {output_dir}")
         task_start = time.monotonic()
         with beam.Pipeline(options=options) as pipeline:
-            add_task_to_pipeline(pipeline, task, output_dir, base_seed=base_seed,
-                                 min_shards=min_shards, max_shards=max_shards,
-                                 modules_to_import=module_import, setup_fn=setup_fn,
-                                 enable_char_counts=enable_char_counts,
-                                 tfds_data_dir=tfds_data_dir)
+            try:
+                add_task_to_pipeline(pipeline, task, output_dir, base_seed=base_seed,
+                                     min_shards=min_shards, max_shards=max_shards,
+                                     modules_to_import=module_import, setup_fn=setup_fn,
+                                     enable_char_counts=enable_char_counts,
+                                     tfds_data_dir=tfds_data_dir)
+            except (FileNotFoundError, tf.errors.NotFoundError) as e:
+                raise UserError(f"task '{name}': its source has no data ({e}); check the "
+                                "files the task's data source names") from e
         seconds = time.monotonic() - task_start
         examples, tokens = _read_totals(output_dir, task.splits)
         log_fn(f"{where} done: {examples:,} examples, {tokens:,} tokens, {seconds:.1f} s")

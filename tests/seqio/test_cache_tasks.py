@@ -324,3 +324,13 @@ def test_unwritable_or_missing_output_dir(tmp_path, capsys, usr_dir):
     assert code == 2 and "is a file, not a folder" in err and err.count("\n") == 1
     code, _, err = run_cli(capsys, "--t2t_usr_dir=" + usr_dir)
     assert code == 2 and "give --output_cache_dir" in err
+
+
+def test_task_without_data_is_a_user_error(tmp_path, tasks):
+    seqio.TaskRegistry.add(
+        "cache_test_nodata", seqio.TextLineDataSource({"train": str(tmp_path / "none-*.tsv")}),
+        tasks.FEATURES, preprocessors=[tasks.parse_tsv, seqio.CacheDatasetPlaceholder()])
+    with pytest.raises(cache_tasks.UserError, match="task 'cache_test_nodata': its source "
+                                                     "has no data"):
+        cache_tasks.cache_tasks(["cache_test_nodata"], str(tmp_path / "out"))
+    assert not os.path.exists(tmp_path / "out" / "cache_test_nodata" / "COMPLETED")
