@@ -334,3 +334,44 @@ def test_task_without_data_is_a_user_error(tmp_path, tasks):
                                                      "has no data"):
         cache_tasks.cache_tasks(["cache_test_nodata"], str(tmp_path / "out"))
     assert not os.path.exists(tmp_path / "out" / "cache_test_nodata" / "COMPLETED")
+
+
+SEQIO_REF_PYTHON = os.environ.get("SEQIO_REF_PYTHON", "")
+@pytest.mark.skipif(not os.path.exists(SEQIO_REF_PYTHON or "/nonexistent"),
+                    reason="set SEQIO_REF_PYTHON to a python with seqio 0.0.20 installed")
+def test_seqio_itself_reads_the_cache(two_worker_cache, tmp_path):
+    """seqio 0.0.20's own use_cached=True reads t2t's cache to its uncached examples."""
+    import subprocess
+    script = tmp_path / "read_with_seqio.py"
+    script.write_text(textwrap.dedent('''
+        import json, os, sys
+        import tensorflow as tf
+        import seqio
+        data, cache = sys.argv[1], sys.argv[2]
+        vocab = seqio.ByteVocabulary()
+        features = {"inputs": seqio.Feature(vocab), "targets": seqio.Feature(vocab)}
+        def parse_tsv(ds):
+            def parse(line):
+                parts = tf.strings.split(line, "\\t")
+                return {"inputs": parts[0], "targets": parts[1]}
+            return ds.map(parse)
+        task = seqio.TaskRegistry.add(
+            "cache_test_copy", seqio.TextLineDataSource({
+                "train": os.path.join(data, "train-*.tsv"),
+                "validation": os.path.join(data, "validation.tsv")}), features,
+            preprocessors=[parse_tsv, seqio.preprocessors.tokenize,
+                           seqio.CacheDatasetPlaceholder(), seqio.preprocessors.append_eos])
+        rows = lambda ds: sorted([ex["inputs"].tolist(), ex["targets"].tolist()]
+                                 for ex in ds.as_numpy_iterator())
+        uncached = rows(task.get_dataset(None, "train", shuffle=False))
+        seqio.add_global_cache_dirs([cache])
+        cached = rows(task.get_dataset(None, "train", shuffle=False, use_cached=True))
+        print(json.dumps({"equal": cached == uncached, "n": len(cached),
+                          "stats": task.get_cached_stats("train")}))
+    '''))
+    data = os.path.join(sys.modules[USR_MODULE].DATA)
+    out = subprocess.run([SEQIO_REF_PYTHON, str(script), data, two_worker_cache],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["equal"] and result["n"] == 75 and result["stats"]["examples"] == 75
