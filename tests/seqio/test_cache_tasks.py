@@ -4,7 +4,6 @@ One run uses the DirectRunner's worker processes (2 workers); the others run in 
 """
 import json
 import os
-import shutil
 import sys
 import textwrap
 
