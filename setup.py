@@ -32,9 +32,13 @@ setup(
         # t2t.seqio.TfdsDataSource (TensorFlow Datasets). tensorflow-metadata 1.15+ ships
         # protobuf-5 code, so it is pinned to 1.14.0.
         "tfds": ["tensorflow-datasets==4.9.4", "tensorflow-metadata==1.14.0"],
+        # t2t-cache-tasks (seqio's cache format on Apache Beam: DirectRunner, Flink, Spark,
+        # Dataflow). 2.77.0 resolves beside TF 2.15.1, numpy<2 and the protobuf TF pins
+        # (3.20.3 with tensorflow-metadata 1.14.0, 4.25.9 without it).
+        "beam": ["apache-beam==2.77.0"],
         "test": ["pytest", "hypothesis", "tensorflow-hub==0.16.1", "tf-keras==2.15.1",
                  "tensorflow-datasets==4.9.4", "tensorflow-metadata==1.14.0",
-                 "optuna==4.5.0"],
+                 "optuna==4.5.0", "apache-beam==2.77.0"],
     },
     entry_points={
         "console_scripts": [
@@ -45,6 +49,7 @@ setup(
             "t2t-bleu=t2t.bin.t2t_bleu:console_main",
             "t2t-avg-all=t2t.bin.t2t_avg_all:console_main",
             "t2t-tydi-eval=t2t.bin.t2t_tydi_eval:console_main",
+            "t2t-cache-tasks=t2t.bin.t2t_cache_tasks:console_main",
         ],
     },
     classifiers=[

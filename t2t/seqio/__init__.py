@@ -20,7 +20,8 @@ datasets and SeqIO tasks mix in one Mixture; fast packing without custom ops.
 Evaluation: `Evaluator` (each task of a mixture on its own, `metric_fns` with
 `(targets, predictions)` / `(targets, scores)`), loggers (`TensorBoardLogger`, `JSONLogger`,
 ...) and `metrics` value classes. Not here yet: `experimental`, `helpers`,
-`PyGloveTunableMixture` and the Beam cache writer (`seqio_cache_tasks`).
+`PyGloveTunableMixture`. seqio's Beam cache writer (`seqio_cache_tasks`) is `t2t-cache-tasks`
+(`t2t.seqio.beam_utils`, `t2t.seqio.cache_tasks`; `pip install 't2t[beam]'`).
 """
 from typing import Any, Callable, Mapping, Union
 
