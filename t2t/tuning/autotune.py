@@ -371,8 +371,17 @@ def run_study(spec: StudySpec, trainer_command: Callable[[str, str], List[str]],
         if remaining <= 0:
             break
         before = len(_finished(optuna, study))
-        study.optimize(objective, n_trials=remaining, n_jobs=max(1, spec.parallel_trials),
-                       catch=(TrialFailedError,), callbacks=[enough], gc_after_trial=False)
+        try:
+            study.optimize(objective, n_trials=remaining, n_jobs=max(1, spec.parallel_trials),
+                           catch=(TrialFailedError,), callbacks=[enough],
+                           gc_after_trial=False)
+        except ValueError as error:
+            # Optuna's RDB storage can hand one enqueued (retried) trial to two parallel
+            # jobs; the second then fails to record a trial the first finished. The study
+            # is intact: count again and run what is still missing.
+            if not str(error).startswith("Cannot tell a "):
+                raise
+            logging.warning("autotune: %s (a retried trial ran twice); continuing", error)
         if len(_finished(optuna, study)) == before:
             break
     return trial_results(study)
