@@ -384,7 +384,10 @@ class SubwordTextEncoder(TextEncoder):
     def _token_to_subtoken_ids(self, token):
         ids = self._cache.get(token)
         if ids is None:
-            ids = self._escaped_token_to_subtoken_ids(_escape_token(token, self._alphabet))
+            escaped_token = _escape_token(token, self._alphabet)
+            if "_" in token or "\\" in token:
+                self._check_escape_markers(token, escaped_token)
+            ids = self._escaped_token_to_subtoken_ids(escaped_token)
             if len(self._cache) >= self._cache_size:
                 self._cache.clear()
             self._cache[token] = ids
@@ -447,11 +450,23 @@ class SubwordTextEncoder(TextEncoder):
             raise UnencodableTextError(self._unencodable_message(original))
         return escaped_token[:position] + escape + escaped_token[position + 1:]
 
-    def _unencodable_message(self, escaped_token):
+    def _check_escape_markers(self, token, escaped_token):
+        """"_" is written "\\u" and "\\" is written "\\\\": without those characters in the
+        alphabet, escaping would spell the marker itself as a numeric escape, which decodes
+        to other text (T2T returned that silently)."""
+        for char, marker in (("_", "\\u"), ("\\", "\\\\")):
+            missing = sorted({c for c in marker if c not in self._alphabet})
+            if char in token and missing:
+                raise UnencodableTextError(self._unencodable_message(
+                    escaped_token, "%r (U+%04X), as %r needs %s" % (
+                        char, ord(char), marker, ", ".join(repr(c) for c in missing))))
+
+    def _unencodable_message(self, escaped_token, detail=None):
         token = _unescape_token(escaped_token)
         subtokens = self._subtoken_string_to_id
-        detail = "a character of it"
-        for char in token:
+        found = detail is not None
+        detail = detail or "a character of it"
+        for char in ("" if found else token):
             spelled = _escape_token(char, self._alphabet)[:-1]
             if char in self._alphabet and spelled in subtokens:
                 continue
