@@ -26,8 +26,7 @@ import inspect
 import numbers
 import os
 import re
-from typing import Any, Callable, List, Mapping, MutableMapping, Optional, Sequence, Set, \
-    Tuple, Type, Union
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Set, Type, Union
 
 import tensorflow as tf
 from absl import logging
@@ -35,6 +34,8 @@ from absl import logging
 from t2t.core import registry as t2t_registry
 import t2t.seqio.utils as utils
 from t2t.seqio.feature_converters import FeatureConverter
+from t2t.seqio.provider_registry import (  # noqa: F401  (seqio.dataset_providers names)
+    DatasetProviderRegistry, _get_closest_names)
 from t2t.seqio.sources import (  # noqa: F401  (seqio.dataset_providers names)
     DataSource, DatasetProviderBase, FileDataSource, FunctionDataSource, ProtoDataSource,
     ShardInfo, TextLineDataSource, TfdsDataSource, TFExampleDataSource, _CachedDataSource,
@@ -81,61 +82,6 @@ class SourceInfo:
 
     def has_meaningful_info(self) -> bool:
         return bool(self.file_path)
-
-
-class DatasetProviderRegistry:
-    """A registry of providers by name (class-level, as seqio's)."""
-
-    _REGISTRY: MutableMapping[str, DatasetProviderBase]
-    _PROVIDER_TYPE: Type[DatasetProviderBase]
-
-    @classmethod
-    def add_provider(cls, name: str, provider):
-        if name in cls._REGISTRY:
-            raise ValueError("Attempting to register duplicate provider: %s" % name)
-        if not isinstance(provider, cls._PROVIDER_TYPE):
-            raise ValueError("Attempting to register a class of an invalid type. Expecting "
-                             "instance of %s, got %s" % (cls._PROVIDER_TYPE,
-                                                         type(provider).__name__))
-        cls._REGISTRY[name] = provider
-
-    @classmethod
-    def add(cls, name: str, provider_cls, provider_kwargs):
-        if not issubclass(provider_cls, cls._PROVIDER_TYPE):
-            raise ValueError("Attempting to register a class of an invalid type. Expecting "
-                             "instance of %s, got %s" % (cls._PROVIDER_TYPE, provider_cls))
-        provider = provider_cls(**provider_kwargs)
-        cls.add_provider(name, provider)
-        return provider
-
-    @classmethod
-    def remove(cls, name):
-        if name in cls._REGISTRY:
-            del cls._REGISTRY[name]
-
-    @classmethod
-    def get(cls, name):
-        if name not in cls._REGISTRY:
-            close = t2t_registry.closest_names(str(name), cls._REGISTRY.keys())
-            hint = ("; closest registered names: %s" % ", ".join(close)) if close else (
-                "; none is registered" if not cls._REGISTRY else "")
-            raise ValueError("Provider name not registered: %s%s" % (name, hint))
-        return cls._REGISTRY[name]
-
-    @classmethod
-    def names(cls):
-        return cls._REGISTRY.keys()
-
-    @classmethod
-    def reset(cls):
-        cls._REGISTRY = {}
-
-    @classmethod
-    def get_dataset(cls, name, sequence_length, split, use_cached=False, shuffle=True,
-                    seed=None, shard_info=None, num_epochs=1):
-        return cls.get(name).get_dataset(sequence_length=sequence_length, split=split,
-                                         use_cached=use_cached, shuffle=shuffle, seed=seed,
-                                         shard_info=shard_info, num_epochs=num_epochs)
 
 
 class CacheDatasetPlaceholder:
@@ -777,20 +723,6 @@ class MixtureRegistry(DatasetProviderRegistry):
     @classmethod
     def get(cls, name) -> Mixture:
         return super().get(name)
-
-
-def _get_closest_names(candidate_names, target_name: str) -> List[str]:
-    """Candidates ordered by edit distance to `target_name` (closest first)."""
-    def distance(a, b):
-        previous = list(range(len(b) + 1))
-        for i, ca in enumerate(a, 1):
-            current = [i]
-            for j, cb in enumerate(b, 1):
-                current.append(min(previous[j] + 1, current[j - 1] + 1,
-                                   previous[j - 1] + (ca != cb)))
-            previous = current
-        return previous[-1]
-    return sorted(candidate_names, key=lambda name: distance(name, target_name))
 
 
 def _unknown_name_message(name: str) -> str:
