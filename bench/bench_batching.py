@@ -39,6 +39,7 @@ import tensorflow as tf
 
 from t2t.data import data_reader
 from t2t.data import packing
+from t2t.data.record_windows import RecordWindows
 from t2t.layers import common_hparams
 
 MAX_LENGTH = 256
@@ -72,15 +73,22 @@ def write_records(path, inputs_lengths, targets_lengths, seed):
             writer.write(example.SerializeToString())
 
 
-def read_dataset(path, epochs=1):
-    spec = {"inputs": tf.io.VarLenFeature(tf.int64), "targets": tf.io.VarLenFeature(tf.int64)}
+SPEC = {"inputs": tf.io.VarLenFeature(tf.int64), "targets": tf.io.VarLenFeature(tf.int64)}
 
+
+def read_dataset(path, epochs=1):
     def parse(record):
-        parsed = tf.io.parse_single_example(record, spec)
+        parsed = tf.io.parse_single_example(record, SPEC)
         return {k: tf.sparse.to_dense(v) for k, v in parsed.items()}
 
     records = tf.data.TFRecordDataset(path).repeat(epochs)
     return records.map(parse, num_parallel_calls=tf.data.AUTOTUNE)
+
+
+def read_record_windows(path, epochs=1):
+    """The records as `Problem.input_fn` hands them to length bucketing and sorted token
+    batching: still serialized, parsed a window at a time."""
+    return RecordWindows(tf.data.TFRecordDataset(path).repeat(epochs), SPEC)
 
 
 def make_pipelines(path, padded_batch_examples, epochs=1):
@@ -93,10 +101,12 @@ def make_pipelines(path, padded_batch_examples, epochs=1):
             setattr(hp, name, value)
         return hp
 
-    def build(hp, pack):
+    def build(hp, pack, windows=False):
         def pipeline():
-            dataset = read_dataset(path, epochs)
-            if pack:
+            dataset = (read_record_windows if windows else read_dataset)(path, epochs)
+            if pack and windows:
+                dataset = dataset.packed(MAX_LENGTH, ["inputs", "targets"])
+            elif pack:
                 dataset = packing.pack_dataset(dataset, MAX_LENGTH, keys=["inputs", "targets"])
             return data_reader.input_fn(
                 dataset, path, skip_random_fraction_when_training=False,
@@ -115,9 +125,11 @@ def make_pipelines(path, padded_batch_examples, epochs=1):
 
     return {
         "padded": plain_padded_batch,
-        "sorted": build(hparams(token_batching="sorted"), pack=False),
-        "bucketed": build(hparams(token_batching="buckets"), pack=False),
-        "packed": build(hparams(pack_dataset=True), pack=True),
+        "sorted": build(hparams(token_batching="sorted"), pack=False, windows=True),
+        "bucketed": build(hparams(token_batching="buckets"), pack=False, windows=True),
+        "bucketed_per_example": build(hparams(token_batching="buckets"), pack=False),
+        "packed": build(hparams(pack_dataset=True), pack=True, windows=True),
+        "packed_per_example": build(hparams(pack_dataset=True), pack=True),
         "fixed_fn": build(hparams(use_fixed_batch_size=True, batch_size=padded_batch_examples),
                           pack=False),
     }
@@ -214,13 +226,13 @@ def main(argv=None):
           "batches of %d examples; %d timed runs of %d epochs each; load average %.1f" %
           (args.examples, mean_length, inputs_lengths.mean(), targets_lengths.mean(),
            padded_batch_examples, args.repeats, args.epochs, os.getloadavg()[0]))
-    header = "%-9s %7s %10s %7s %7s %10s %8s %9s %8s %9s %8s %8s %9s" % (
+    header = "%-20s %7s %10s %7s %7s %10s %8s %9s %8s %9s %8s %8s %9s" % (
         "pipeline", "batches", "efficiency", "inputs", "targets", "examples/s", "best",
         "cpu us/ex", "eff/(a)", "speed/(a)", "best/(a)", "cpu/(a)", "paired/(a)")
     print(header)
     print("-" * len(header))
     for name, stats in figures.items():
-        print("%-9s %7d %10.4f %7.4f %7.4f %10.0f %8.0f %9.1f %8.2f %9.2f %8.2f %8.2f %9.2f" % (
+        print("%-20s %7d %10.4f %7.4f %7.4f %10.0f %8.0f %9.1f %8.2f %9.2f %8.2f %8.2f %9.2f" % (
             name, stats["batches"], stats["efficiency"], stats["efficiency_inputs"],
             stats["efficiency_targets"], stats["examples_per_second"],
             stats["best_examples_per_second"], stats["cpu_us_per_example"],

@@ -30,11 +30,11 @@ import bisect
 import dataclasses
 from typing import Any, List, Optional
 
-import numpy as np
 import tensorflow as tf
 from absl import logging
 
 from t2t.data import windows
+from t2t.data.record_windows import RecordWindows
 from t2t.data.windows import (  # noqa: F401  (names the strategies share)
     BUCKET_KEY, HELPER_PREFIX, LENGTH_PREFIX, VALID_KEY, bucket_of, can_measure_in_windows,
     measure_window, token_batch_plan, window_padding)
@@ -401,7 +401,13 @@ class Batches:
 
 
 class BatchingStrategy(abc.ABC):
-    """Turns a dataset of examples into a dataset of batches."""
+    """Turns a dataset of examples into a dataset of batches.
+
+    A strategy whose `reads_record_windows` is True also batches `RecordWindows` (examples
+    still serialized, parsed a window at a time); the others get `examples()` of them.
+    """
+
+    reads_record_windows = False
 
     @abc.abstractmethod
     def batch(self, dataset: tf.data.Dataset, context: BatchingContext) -> Batches:
@@ -513,6 +519,8 @@ class LengthBuckets(BatchingStrategy):
     length 236-256 per batch.
     """
 
+    reads_record_windows = True
+
     def __init__(self, window_size: int = 2048):
         self.window_size = window_size
 
@@ -522,10 +530,13 @@ class LengthBuckets(BatchingStrategy):
         logging.info("Length buckets %s with batch sizes %s", scheme["boundaries"],
                      scheme["batch_sizes"])
         if can_measure_in_windows(dataset.element_spec):
-            dataset = windows.bucket_batches(
-                dataset, scheme["boundaries"], scheme["batch_sizes"], self.window_size,
-                context.min_length, context.longest)
+            dataset = windows.bucket_batches_of_windows(
+                measured_windows(dataset, self.window_size, context.min_length,
+                                 context.longest),
+                scheme["boundaries"], scheme["batch_sizes"])
         else:  # e.g. float sequences: one function per example, then group_by_window
+            if isinstance(dataset, RecordWindows):
+                dataset = dataset.examples()
             dataset = _prepare_examples(dataset, context.min_length, context.longest,
                                         scheme["boundaries"])
             dataset = _bucket_by_length(dataset, scheme["batch_sizes"])
@@ -548,6 +559,7 @@ class SortedTokenBatches(BatchingStrategy):
     """
 
     MIN_WINDOW_SIZE = 256
+    reads_record_windows = True
 
     def __init__(self, window_size: int = 4096):
         self.window_size = window_size
@@ -563,11 +575,19 @@ class SortedTokenBatches(BatchingStrategy):
             return LengthBuckets().batch(dataset, context)
         hparams, shards = context.hparams, context.num_shards
         max_rows = max(1, hparams.batch_size // max(1, hparams.min_length_bucket)) * shards
-        dataset = windows.sorted_token_batches(
-            dataset, self.window_for(context), context.min_length, context.longest,
-            budget=hparams.batch_size * shards, max_rows=max_rows,
-            multiplier=context.length_multiplier)
+        # The plan drops examples outside [min_length, longest] itself.
+        dataset = windows.sorted_token_batches_of_windows(
+            measured_windows(dataset, self.window_for(context), 0, windows.MAX_INT32),
+            context.min_length, context.longest, budget=hparams.batch_size * shards,
+            max_rows=max_rows, multiplier=context.length_multiplier)
         return Batches(dataset, batch_multiple=_eval_batch_multiple(context))
+
+
+def measured_windows(dataset, window_size, min_length, max_length):
+    """Measured windows of a per-example dataset or of `RecordWindows`."""
+    if isinstance(dataset, RecordWindows):
+        return dataset.measured_windows(window_size, min_length, max_length)
+    return windows.measured_windows(dataset, window_size, min_length, max_length)
 
 
 def select_strategy(use_tpu: bool, batch_size_means_tokens: bool, packed: bool,

@@ -22,6 +22,7 @@ from t2t.data.batching import (  # noqa: F401  (T2T's names in data_reader)
     NO_MAX_LENGTH as _NO_MAX_LENGTH, _batching_scheme, _bucket_boundaries, _divisors,
     _highly_composite_numbers, batching_scheme, bucket_boundaries, example_length,
     example_valid_size, hparams_to_batching_scheme, pad_for_tpu, padded_batch)
+from t2t.data.record_windows import RecordWindows
 from t2t.data.packing import pack_dataset  # noqa: F401  (T2T-compatible home of the name)
 
 _TRAIN = "train"
@@ -256,7 +257,9 @@ def input_fn(dataset, filepattern, skip_random_fraction_when_training,
     """Batches a per-example dataset for an Estimator (T2T's `data_reader.input_fn`).
 
     Args:
-      dataset: `tf.data.Dataset` of dicts of 1-D tensors (preprocessed examples).
+      dataset: `tf.data.Dataset` of dicts of 1-D tensors (preprocessed examples), or
+        `RecordWindows` (serialized examples that length bucketing and sorted token
+        batching parse a window at a time; other strategies read its `examples()`).
       filepattern: the files `dataset` reads; the first one sizes the random skip.
       skip_random_fraction_when_training: skip a random number of examples when training.
       batch_size_means_tokens_param: the problem's `batch_size_means_tokens`.
@@ -316,6 +319,8 @@ def input_fn(dataset, filepattern, skip_random_fraction_when_training,
         length_multiplier=batch_size_multiplier, tpu_batch_size=tpu_batch_size,
         examples_per_epoch=examples_per_epoch)
     strategy = batching.select_strategy(use_tpu, batch_size_means_tokens, packed, hparams)
+    if isinstance(dataset, RecordWindows) and not strategy.reads_record_windows:
+        dataset = dataset.examples()
     batches = strategy.batch(dataset, context)
     dataset = batches.dataset
     static_batch_size, batch_multiple, trim = (batches.static_batch_size,

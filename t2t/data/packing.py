@@ -228,15 +228,19 @@ def pack_rows(lengths: np.ndarray, values: Sequence[np.ndarray], length):
     return packed
 
 
-def _pack_window(window: Dict[str, tf.Tensor], keys: Sequence[str], length: int):
+def pack_window(window: Dict[str, tf.Tensor], keys: Sequence[str], length: int,
+                lengths: Optional[Dict[str, tf.Tensor]] = None):
     """Packs one padded window {key: [N, M]} into rows {..: [R, length]}.
 
-    Example lengths come from `key + _LENGTH_SUFFIX` features when present, else from
-    the `padding_sentinel` that padded the window.
+    Example lengths come from `lengths[key]` ([N]) or `key + _LENGTH_SUFFIX` features when
+    present, else from the `padding_sentinel` that padded the window.
     """
+    lengths = dict(lengths or {})
     columns = []
     for key in keys:
-        if key + _LENGTH_SUFFIX in window:
+        if key in lengths:
+            columns.append(tf.cast(lengths[key], tf.int64))
+        elif key + _LENGTH_SUFFIX in window:
             columns.append(tf.cast(window[key + _LENGTH_SUFFIX], tf.int64))
         else:
             real = tf.not_equal(window[key], padding_sentinel(window[key].dtype))
@@ -252,6 +256,16 @@ def _pack_window(window: Dict[str, tf.Tensor], keys: Sequence[str], length: int)
         for offset, suffix in enumerate(("", "_segmentation", "_position")):
             rows[key + suffix] = tf.ensure_shape(packed[3 * index + offset], [None, length])
     return rows
+
+
+def check_pack_length(length, window_size):
+    """`length` as an int; one-line errors for a length or window size below 1."""
+    if not isinstance(length, (int, np.integer)) or length < 1:
+        raise ValueError("pack_dataset: length must be a positive int, got %r; "
+                         "set hparams.max_length" % (length,))
+    if window_size < 1:
+        raise ValueError("pack_dataset: window_size must be >= 1, got %r" % (window_size,))
+    return int(length)
 
 
 def pack_dataset(dataset: tf.data.Dataset, length: int, keys: Optional[Sequence[str]] = None,
@@ -274,12 +288,7 @@ def pack_dataset(dataset: tf.data.Dataset, length: int, keys: Optional[Sequence[
       inputs_position [0, 1, 2, 0, 1, 0], targets [3, 1, 5, 6, 1, 0], ...
     """
     del use_custom_ops  # T2T's C++ ops are replaced by the NumPy planner.
-    if not isinstance(length, (int, np.integer)) or length < 1:
-        raise ValueError("pack_dataset: length must be a positive int, got %r; "
-                         "set hparams.max_length" % (length,))
-    if window_size < 1:
-        raise ValueError("pack_dataset: window_size must be >= 1, got %r" % (window_size,))
-    length = int(length)
+    length = check_pack_length(length, window_size)
     spec = dataset.element_spec
     if not isinstance(spec, dict):
         raise ValueError("pack_dataset: the dataset must yield dicts of features, got %r" %
@@ -318,7 +327,7 @@ def pack_dataset(dataset: tf.data.Dataset, length: int, keys: Optional[Sequence[
         padded_shapes = {k: [None] for k in keys}
         padded_shapes.update({k + _LENGTH_SUFFIX: [] for k in keys})
         dataset = dataset.padded_batch(window_size, padded_shapes=padded_shapes)
-    dataset = dataset.map(lambda window: _pack_window(window, keys, length),
+    dataset = dataset.map(lambda window: pack_window(window, keys, length),
                           num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
     return dataset.unbatch()
 

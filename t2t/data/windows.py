@@ -96,8 +96,13 @@ def _batches_of(features, splits):
         lambda b: {name: value[splits[b]:splits[b + 1]] for name, value in features.items()})
 
 
-def _measured_windows(dataset, window_size, min_length, max_length):
-    """Windows of measured examples, those outside [min_length, max_length] dropped."""
+def measured_windows(dataset, window_size, min_length, max_length):
+    """Windows of measured examples, those outside [min_length, max_length] dropped.
+
+    Yields (features, example_lengths): the window's features padded with the sentinel,
+    with `_t2t_length_<name>` for variable ones (`measure_window`), and [n] lengths.
+    `record_windows.RecordWindows.measured_windows` gives the same from serialized records.
+    """
     spec = dataset.element_spec
 
     def measure(window):
@@ -132,11 +137,17 @@ def bucket_batches(dataset, boundaries, batch_sizes, window_size, min_length, ma
         bucket_batches(ds, boundaries=[4], batch_sizes=[3, 2], window_size=8, ...)
         # lengths 2 5 3 6 2 1 -> [2, 3, 2] (bucket 0), [5, 6] (bucket 1), then [1] at the end
     """
-    spec = dataset.element_spec
+    return bucket_batches_of_windows(
+        measured_windows(dataset, window_size, min_length, max_length), boundaries,
+        batch_sizes)
+
+
+def bucket_batches_of_windows(windows, boundaries, batch_sizes):
+    """`bucket_batches` of windows that `measured_windows` (or RecordWindows) made."""
     sizes = tf.constant(batch_sizes, tf.int64)
     num_buckets = len(batch_sizes)
-    variable = {name for name, s in spec.items() if s.shape.rank and s.shape[0] is None}
-    windows = _measured_windows(dataset, window_size, min_length, max_length)
+    variable = {name for name, s in windows.element_spec[0].items()
+                if s.shape.rank > 1 and s.shape[1] is None}
 
     def with_buckets(features, example_lengths):
         features = dict(features)
@@ -229,6 +240,15 @@ def token_batch_plan(lengths, min_length, max_length, budget, max_rows, multipli
 def sorted_token_batches(dataset, window_size, min_length, max_length, budget, max_rows,
                          multiplier=1):
     """Token-budget batches cut from length-sorted windows (see `token_batch_plan`)."""
+    # The plan drops examples outside [min_length, max_length] itself.
+    return sorted_token_batches_of_windows(
+        measured_windows(dataset, window_size, 0, MAX_INT32), min_length, max_length,
+        budget, max_rows, multiplier)
+
+
+def sorted_token_batches_of_windows(windows, min_length, max_length, budget, max_rows,
+                                    multiplier=1):
+    """`sorted_token_batches` of windows that `measured_windows` (or RecordWindows) made."""
     def plan(lengths):
         return token_batch_plan(lengths, min_length, max_length, budget, max_rows, multiplier)
 
@@ -239,5 +259,7 @@ def sorted_token_batches(dataset, window_size, min_length, max_length, budget, m
         return _batches_of({name: tf.gather(value, order) for name, value in features.items()},
                            splits)
 
-    # The plan drops examples outside [min_length, max_length] itself.
-    return _measured_windows(dataset, window_size, 0, np.iinfo(np.int32).max).flat_map(cut)
+    return windows.flat_map(cut)
+
+
+MAX_INT32 = np.iinfo(np.int32).max

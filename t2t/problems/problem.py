@@ -33,121 +33,25 @@ import tensorflow as tf
 from t2t.core import errors
 from t2t.core.hparam import HParams
 from t2t.data import data_reader, generator_utils, shard_check
+from t2t.data.record_windows import RecordWindows
 from t2t.encoders import text_encoder
 from t2t.evaluation import metrics
+from t2t.problems.preprocessing import (  # noqa: F401  (T2T's names in problem.py)
+    _hparam, default_model_hparams, preprocess_example_common, preprocessing_is_identity)
+from t2t.problems.spaces import DatasetSplit, SpaceID, TaskID  # noqa: F401
 
 _TRAIN = tf.estimator.ModeKeys.TRAIN
 _EVAL = tf.estimator.ModeKeys.EVAL
 _PREDICT = tf.estimator.ModeKeys.PREDICT
 
 
-class DatasetSplit:
-    """Names of the data splits; also the mode names of `tf.estimator.ModeKeys`."""
-    TRAIN = _TRAIN  # "train"
-    EVAL = _EVAL    # "eval"; its files are named "-dev"
-    TEST = "test"
-
-
-class SpaceID:
-    """Input and target space ids (T2T 1.15.7's integers)."""
-    GENERIC = 0          # generic / unknown output space (default)
-    IMAGE_LABEL = 1
-    EN_CHR = 2           # English characters
-    EN_TOK = 3           # English tokens
-    EN_BPE_TOK = 4       # English BPE tokens
-    FR_CHR = 5
-    FR_TOK = 6
-    DE_CHR = 7
-    DE_TOK = 8
-    DE_BPE_TOK = 9
-    DIGIT_0 = 10         # digit cipher lexicon 0
-    DIGIT_1 = 11         # digit cipher lexicon 1
-    AUDIO_WAV = 12
-    AUDIO_SPECTRAL = 13
-    PARSE_CHR = 14
-    PARSE_TOK = 15
-    ZH_TOK = 16
-    ICE_CHAR = 17
-    ICE_TOK = 18
-    ICE_PARSE_TOK = 19
-    MK_TOK = 20
-    CS_TOK = 21
-    CS_CHR = 22
-    DNA = 23             # genetic bases (ACTG)
-    REAL = 24            # real numbers
-    IMAGE = 25
-    PEPTIDE = 26
-    PY_TOK = 27
-    CPP_TOK = 28
-    STROKES = 29
-    PICKLED_PYTHON = 30
-
-
-class TaskID:
-    """Problem-specific task ids (T2T's)."""
-    EN_CHR = 2           # English characters
-    EN_CHR_SENT = 3      # English characters sentiment
-    EN_PR_HYP = 4        # English premise-hypothesis pair
-    EN_NLI = 5
-    COLA = 6
-    EN_Q_CONT = 7        # English question-context pair
-    EN_SIM = 8
-    EN_SENT_PAIR = 9
-    THREE_CL_NLI = 10
-
-
-def default_model_hparams():
-    """The model hparams a Problem uses when it is given none (a no-op preprocessing)."""
-    return HParams(max_input_seq_length=0, max_target_seq_length=0, prepend_mode="none",
-                   split_to_length=0, data_dir=None)
-
-
-def _hparam(hparams, name, default):
-    return getattr(hparams, name, default) if hparams is not None else default
-
-
-def preprocess_example_common(example, mode, hparams):
-    """Truncation, `prepend_mode` and `split_to_length`, as T2T.
-
-        ex = {"inputs": [5, 6, 7, 1], "targets": [8, 9, 1]}
-        hparams.max_input_seq_length = 2   -> inputs [5, 6]
-        hparams.prepend_mode = "prepend_inputs_masked_attention"
-          TRAIN/EVAL: targets [5, 6, 0, 8, 9, 1]; PREDICT: partial_targets [5, 6, 0]
-        hparams.split_to_length = 4 (LM):  targets [a b c d e] ->
-          a Dataset of chunks [[a b c d]], [[e 0 0 0]] (each [4, 1, 1])
-
-    Returns a dict, or a `tf.data.Dataset` of dicts when `split_to_length` is set.
-    """
-    max_input = _hparam(hparams, "max_input_seq_length", 0)
-    max_target = _hparam(hparams, "max_target_seq_length", 0)
-    prepend_mode = _hparam(hparams, "prepend_mode", "none")
-    split_to_length = _hparam(hparams, "split_to_length", 0)
-    if "inputs" in example and max_input > 0:
-        example["inputs"] = example["inputs"][:max_input]
-    if prepend_mode != "none":
-        # Both prepend modes put "inputs 0" before the targets; they differ only in
-        # the attention mask the model builds ("masked" vs "full" over the prefix).
-        inputs = example["inputs"]
-        separator = tf.zeros([1], dtype=inputs.dtype)
-        if mode == _PREDICT:
-            example["partial_targets"] = tf.concat([inputs, separator], 0)
-        else:
-            example["targets"] = tf.concat([inputs, separator, example["targets"]], 0)
-    if "targets" in example and max_target > 0:
-        example["targets"] = example["targets"][:max_target]
-    if split_to_length:
-        chunks = {}
-        for key, value in example.items():
-            if key not in ("inputs", "targets"):
-                logging.warning("split_to_length drops the feature %s", key)
-                continue
-            # T2T reshaped directly, which failed on any length that was not a
-            # multiple; the last chunk is padded with 0 (PAD) instead.
-            padding = (-tf.shape(value)[0]) % split_to_length
-            value = tf.pad(value, [[0, padding]])
-            chunks[key] = tf.reshape(value, [-1, split_to_length, 1, 1])
-        return tf.data.Dataset.from_tensor_slices(chunks)
-    return example
+def _read_files(data_files, load, shuffle_files):
+    """`load(files)` of all files, or interleaved file by file (in parallel) when shuffled."""
+    if not shuffle_files:
+        return load(data_files)
+    files = tf.data.Dataset.from_tensor_slices(tf.constant(data_files))
+    return files.interleave(load, cycle_length=min(8, len(data_files)),
+                            num_parallel_calls=tf.data.AUTOTUNE, deterministic=False)
 
 
 def cpu_count():
@@ -554,24 +458,9 @@ class Problem:
         """
         is_training = mode == _TRAIN
         shuffle_files = shuffle_files or (shuffle_files is None and is_training)
-        dataset_split = dataset_split or mode
-        if hparams is None:
-            hparams = default_model_hparams()
-        if not hasattr(hparams, "data_dir"):
-            hparams.add_hparam("data_dir", data_dir)
-        if not hparams.data_dir:
-            hparams.data_dir = data_dir
-        # Builds the problem hparams so that encoders and feature_info exist.
-        self.get_hparams(hparams)
-
-        data_files = self._data_files(data_dir, dataset_split, shard)
-        if len(data_files) < num_partitions:
-            raise ValueError("problem %s has %d data files, fewer than the %d partitions "
-                             "(hosts) reading them" % (self.name, len(data_files),
-                                                       num_partitions))
-        data_files = [f for i, f in enumerate(data_files) if i % num_partitions == partition_id]
-        if shuffle_files:
-            random.shuffle(data_files)
+        hparams = self._hparams_for_reading(hparams, data_dir)
+        data_files = self._files_to_read(data_dir, dataset_split or mode, shard, partition_id,
+                                         num_partitions, shuffle_files)
         parallel = num_threads or tf.data.AUTOTUNE
 
         def load_and_preprocess(filenames):
@@ -582,23 +471,104 @@ class Problem:
                 examples = self.preprocess(examples, mode, hparams, interleave=shuffle_files)
             return examples
 
-        if shuffle_files:
-            files = tf.data.Dataset.from_tensor_slices(tf.constant(data_files))
-            dataset = files.interleave(
-                load_and_preprocess, cycle_length=min(8, len(data_files)),
-                num_parallel_calls=tf.data.AUTOTUNE, deterministic=False)
-        else:
-            dataset = load_and_preprocess(data_files)
-
+        dataset = _read_files(data_files, load_and_preprocess, shuffle_files)
         dataset = dataset.map(self.maybe_reverse_and_copy, num_parallel_calls=parallel)
         dataset = dataset.take(max_records)
         if shuffle_files and is_training:
             dataset = dataset.shuffle(shuffle_buffer_size)
         if _hparam(hparams, "pack_dataset", False) and mode != _PREDICT:
-            keys = [k for k in ("inputs", "targets") if k in dataset.element_spec]
-            length = _hparam(hparams, "max_length", 0) or self.max_length(hparams)
-            dataset = data_reader.pack_dataset(dataset, length, keys=keys)
+            dataset = data_reader.pack_dataset(dataset, self._packed_length(hparams),
+                                               keys=self._packed_keys(dataset.element_spec))
         return dataset.prefetch(output_buffer_size or tf.data.AUTOTUNE)
+
+    def _packed_length(self, hparams):
+        return _hparam(hparams, "max_length", 0) or self.max_length(hparams)
+
+    @staticmethod
+    def _packed_keys(element_spec):
+        return [k for k in ("inputs", "targets") if k in element_spec]
+
+    def _hparams_for_reading(self, hparams, data_dir):
+        """`hparams` (default: a no-op set) with data_dir; builds the problem hparams so
+        that encoders and feature_info exist."""
+        if hparams is None:
+            hparams = default_model_hparams()
+        if not hasattr(hparams, "data_dir"):
+            hparams.add_hparam("data_dir", data_dir)
+        if not hparams.data_dir:
+            hparams.data_dir = data_dir
+        self.get_hparams(hparams)
+        return hparams
+
+    def _files_to_read(self, data_dir, dataset_split, shard, partition_id, num_partitions,
+                       shuffle_files):
+        """This partition's data files of a split, in random order when `shuffle_files`."""
+        data_files = self._data_files(data_dir, dataset_split, shard)
+        if len(data_files) < num_partitions:
+            raise ValueError("problem %s has %d data files, fewer than the %d partitions "
+                             "(hosts) reading them" % (self.name, len(data_files),
+                                                       num_partitions))
+        data_files = [f for i, f in enumerate(data_files) if i % num_partitions == partition_id]
+        if shuffle_files:
+            random.shuffle(data_files)
+        return data_files
+
+    def reads_record_windows(self, mode, hparams, preprocess=True):
+        """Whether `input_fn` may parse this problem's records a window at a time.
+
+        True when reading gives the same examples as `dataset()`: the problem keeps
+        `Problem`'s `dataset`, `decode_example` (with no `data_items_to_decoders`) and
+        reverse/copy, and its preprocessing does nothing for these hparams (no truncation,
+        prepend_mode or split_to_length), outside PREDICT mode.
+        """
+        cls = type(self)
+        kept = ("dataset", "decode_example", "preprocess", "maybe_reverse_and_copy",
+                "maybe_reverse_features", "maybe_copy_features")
+        if mode == _PREDICT or any(getattr(cls, name) is not getattr(Problem, name)
+                                   for name in kept):
+            return False
+        if preprocess and (cls.preprocess_example is not Problem.preprocess_example or
+                           not preprocessing_is_identity(hparams)):
+            return False
+        fields, decoders = self.example_reading_spec()
+        return decoders is None and all(
+            isinstance(spec, (tf.io.VarLenFeature, tf.io.FixedLenFeature))
+            for spec in fields.values())
+
+    def record_windows(self, mode, data_dir=None, num_threads=None, output_buffer_size=None,
+                       shuffle_files=None, hparams=None, preprocess=True, dataset_split=None,
+                       shard=None, partition_id=0, num_partitions=1, shuffle_buffer_size=1024,
+                       max_records=-1):
+        """The examples `dataset()` gives, still serialized: a `RecordWindows` that length
+        bucketing parses a window at a time (see `reads_record_windows` for when). With
+        `hparams.pack_dataset`, the packed rows `dataset()` gives, parsed and packed a
+        window at a time (a `tf.data.Dataset`).
+
+        Same arguments as `dataset`; `num_threads`, `output_buffer_size` and `preprocess`
+        have nothing to do here.
+        """
+        del num_threads, output_buffer_size, preprocess
+        is_training = mode == _TRAIN
+        shuffle_files = shuffle_files or (shuffle_files is None and is_training)
+        hparams = self._hparams_for_reading(hparams, data_dir)
+        data_files = self._files_to_read(data_dir, dataset_split or mode, shard, partition_id,
+                                         num_partitions, shuffle_files)
+
+        def load(filenames):
+            return tf.data.TFRecordDataset(filenames, buffer_size=8 * 1024 * 1024)
+
+        records = _read_files(data_files, load, shuffle_files).take(max_records)
+        if shuffle_files and is_training:
+            records = records.shuffle(shuffle_buffer_size)
+        fields, _ = self.example_reading_spec()
+        fields = dict(fields)
+        fields.setdefault("batch_prediction_key",
+                          tf.io.FixedLenFeature([1], tf.int64, default_value=0))
+        windows = RecordWindows(records, fields, transform=self.maybe_reverse_and_copy)
+        if _hparam(hparams, "pack_dataset", False) and mode != _PREDICT:
+            return windows.packed(self._packed_length(hparams),
+                                  self._packed_keys(windows.element_spec))
+        return windows
 
     # ==========================================================================
     # Estimator input functions
@@ -673,8 +643,12 @@ class Problem:
             "partition_id": partition_id,
             "num_partitions": num_partitions,
         })
+        if self.reads_record_windows(mode, hparams, dataset_kwargs.get("preprocess", True)):
+            dataset = self.record_windows(**dataset_kwargs)
+        else:
+            dataset = self.dataset(**dataset_kwargs)
         return data_reader.input_fn(
-            self.dataset(**dataset_kwargs),
+            dataset,
             self.filepattern(data_dir, mode),
             self.skip_random_fraction_when_training,
             self.batch_size_means_tokens,

@@ -343,3 +343,55 @@ def test_default_model_hparams_is_a_no_op():
     assert isinstance(hp, hparam.HParams)
     assert (hp.max_input_seq_length, hp.max_target_seq_length, hp.prepend_mode,
             hp.split_to_length, hp.data_dir) == (0, 0, "none", 0, None)
+
+
+def test_input_fn_reads_records_in_windows_when_that_changes_nothing(data_dir, monkeypatch):
+    p = ToyCopy()
+    hp = registry.hparams("basic_1")
+    hp.batch_size = 16
+    assert p.reads_record_windows(TRAIN, hp) and p.reads_record_windows(EVAL, hp)
+    assert not p.reads_record_windows(PREDICT, hp)
+    for name, value in (("max_target_seq_length", 3), ("prepend_mode", "prepend_inputs_full"),
+                        ("split_to_length", 4)):
+        changed = registry.hparams("basic_1")
+        changed.set_hparam(name, value) if hasattr(changed, name) else \
+            changed.add_hparam(name, value)
+        assert not p.reads_record_windows(TRAIN, changed), name
+        assert p.reads_record_windows(TRAIN, changed, preprocess=False), name
+
+    class OwnPreprocessing(ToyCopy):
+        def preprocess_example(self, example, mode, hparams):
+            example["targets"] = example["targets"][:1]
+            return example
+
+    assert not OwnPreprocessing().reads_record_windows(TRAIN, hp)
+    assert not ToyCopy(was_reversed=True).reads_record_windows(PREDICT, hp)
+
+    def signature(dataset):
+        return sorted((f["inputs"].numpy().tobytes(), f["targets"].numpy().tobytes())
+                      for f, _ in dataset)
+
+    # The batches are those of the per-example dataset, also for a reversed problem and
+    # for packed rows.
+    packed_hp = registry.hparams("basic_1")
+    packed_hp.batch_size, packed_hp.max_length = 16, 8
+    packed_hp.pack_dataset = True
+    assert p.reads_record_windows(TRAIN, packed_hp)
+    for problem, hparams in ((ToyCopy(), hp), (ToyCopy(was_reversed=True), hp),
+                             (ToyCopy(), packed_hp)):
+        windowed = problem.input_fn(EVAL, hparams, data_dir=data_dir)
+        monkeypatch.setattr(type(problem), "reads_record_windows", lambda *a, **k: False)
+        per_example = problem.input_fn(EVAL, hparams, data_dir=data_dir)
+        monkeypatch.undo()
+        assert signature(windowed) == signature(per_example)
+        if hparams is packed_hp:
+            features, _ = next(iter(problem.input_fn(EVAL, hparams, data_dir=data_dir)))
+            assert "targets_segmentation" in features
+    # A reversed problem's inputs are its targets.
+    reversed_inputs = sorted(np.trim_zeros(row.ravel(), "b").tolist()
+                             for f, _ in ToyCopy(was_reversed=True).input_fn(
+                                 EVAL, hp, data_dir=data_dir) for row in f["inputs"].numpy())
+    assert reversed_inputs == sorted(c["targets"] for c in DEV_CASES)
+    # Training reads every file through the windows too (shuffled, repeated).
+    features, _ = next(iter(p.input_fn(TRAIN, hp, data_dir=data_dir)))
+    assert features["targets"].shape[2:] == [1, 1]
