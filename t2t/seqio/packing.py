@@ -24,13 +24,18 @@ Two modes:
   example; here a NumPy planner packs a window of whole batches per call, with the same
   rows in the same order.
 * `use_custom_ops=True` (seqio's "faster, denser" path, which needed a compiled
-  tensor2tensor op): t2t's first-fit-decreasing planner (`t2t.data.packing`) over windows
-  of examples. Lengths are the true lengths, so a 0 token inside a sequence is kept, and
-  every example has the same segment id in every feature. Rows are denser; the order of
-  examples changes inside a window (deterministically).
+  tensor2tensor op): a planner over windows of 2048 examples. Two features (inputs and
+  targets) are packed row by row by `pair_rows`, which fills each row with the examples
+  nearest its remaining room in both features; one feature (or three and more) by t2t's
+  first-fit-decreasing (`t2t.data.packing`). Lengths are the true lengths, so a 0 token
+  inside a sequence is kept, and every example has the same segment id in every feature.
+  Rows are denser (bench, 20,000 lognormal examples: 99.8% of the slots hold tokens for
+  {"targets": 256}, 97.5% for {"inputs": 128, "targets": 64}); the order of examples
+  changes inside a window (deterministically: same input, same rows).
 
 Both give int32 features of static length and drop features not in `feature_lengths`.
 """
+import bisect
 import math
 from typing import List, Mapping, Sequence
 
@@ -130,7 +135,17 @@ def pack_greedy(values: Sequence[np.ndarray], capacities: Sequence[int],
     if lengths.shape[0] == 0:
         return [np.zeros([0, c], np.int32) for c in capacities for _ in range(3)]
     rows, num_rows = greedy_rows(lengths, capacities, batch_size)
-    # First example of each example's row (rows are nondecreasing).
+    return _scatter(values, lengths, rows, num_rows, capacities)
+
+
+def _scatter(values, lengths, rows, num_rows, capacities, segments=None):
+    """Rows of tokens, segment ids and positions from a plan; 3K int32 arrays [R, cap_k].
+
+    `rows` must be nondecreasing (example i's tokens follow those of i - 1 in its row).
+    `segments` gives each example's segment id, the same in every feature; without it
+    they are seqio's `cumsum(position == 0) * (token != 0)` per feature.
+    """
+    # First example of each example's row.
     is_start = np.ones(rows.size, bool)
     is_start[1:] = rows[1:] != rows[:-1]
     first = np.maximum.accumulate(np.where(is_start, np.arange(rows.size), 0))
@@ -149,16 +164,146 @@ def pack_greedy(values: Sequence[np.ndarray], capacities: Sequence[int],
         positions[slot] = position
         tokens = tokens.reshape(num_rows, cap)
         positions = positions.reshape(num_rows, cap)
-        segments = np.cumsum(positions == 0, axis=1, dtype=np.int32) * (tokens != 0)
-        out += [tokens, segments.astype(np.int32), positions]
+        if segments is None:
+            segment_ids = np.cumsum(positions == 0, axis=1, dtype=np.int32) * (tokens != 0)
+        else:
+            segment_ids = np.zeros(num_rows * cap, np.int32)
+            segment_ids[slot] = segments[example]
+            segment_ids = segment_ids.reshape(num_rows, cap)
+        out += [tokens, segment_ids.astype(np.int32), positions]
     return out
+
+
+def pair_rows(lengths: np.ndarray, capacities: Sequence[int]) -> np.ndarray:
+    """Row of each example for two features (inputs/targets), filled one row at a time.
+
+    Each row opens with the largest example left (by its summed fractions of the two
+    capacities, as first-fit-decreasing orders them), then repeatedly takes the example
+    nearest to the row's remaining room (a, b) among those that fit: the one minimising
+    ((a - len_0) / cap_0)**2 + ((b - len_1) / cap_1)**2. This balances the two features:
+    a row short of room for targets takes an example with few targets and many inputs.
+    First-fit-decreasing places each example in the first row it fits, which leaves rows
+    full in one feature and not the other (e.g. inputs 128/128, targets 52/64); on
+    translation-like pairs this packs ~1 in 130 fewer rows (enc-dec bench: 4135 rows
+    instead of 4166, where the targets alone need 4108).
+
+    Examples are held in cells by their (len_0, len_1); a search walks the len_1 values
+    downward from the room and stops once that feature's term alone is worse than the
+    best found, so a pick costs a few dict and bisect operations.
+
+    Args:
+      lengths: int [N, 2], each example's lengths, at most the capacities and not both 0.
+      capacities: the two row lengths.
+
+    Returns:
+      int64 [N] row numbers, in the order rows were opened (0, 1, ...).
+
+    Example: lengths [[7, 0], [1, 2], [2, 4], [2, 1], [4, 2]], capacities [8, 4] ->
+    [2, 2, 0, 1, 1]. Opening order is examples 2, 4, 0, 1, 3. Example 2 (2, 4) opens row 0;
+    its room (6, 0) takes nothing. Example 4 (4, 2) opens row 1, room (4, 2): examples 1
+    (1, 2) and 3 (2, 1) fit, and 3 is nearer ((2/8)**2 + (1/4)**2 = 8/64 against 9/64).
+    Example 0 (7, 0) opens row 2 and example 1 fills its room (1, 4). First-fit-decreasing
+    puts example 1 in row 1 (the first row where it fits), leaving room (3, 0) there, and
+    needs a 4th row for example 3.
+    """
+    cap_a, cap_b = (int(c) for c in capacities)
+    size_a, size_b = lengths[:, 0].tolist(), lengths[:, 1].tolist()
+    num_examples = len(size_a)
+    # Integer weights: cap_b**2 (a - x)**2 + cap_a**2 (b - y)**2 is the scaled distance
+    # times (cap_a * cap_b)**2, so ties are exact and the result does not depend on floats.
+    weight_a, weight_b = cap_b * cap_b, cap_a * cap_a
+    # Cells hold example ids in descending order: pop() gives the lowest id first.
+    cells = {}
+    for index in range(num_examples - 1, -1, -1):
+        cells.setdefault((size_a[index], size_b[index]), []).append(index)
+    a_values = {}  # len_1 -> ascending len_0 values with a nonempty cell
+    for a, b in cells:
+        a_values.setdefault(b, []).append(a)
+    for values in a_values.values():
+        values.sort()
+    b_values = sorted(a_values)
+    opening = np.argsort(-(lengths[:, 0] * cap_b + lengths[:, 1] * cap_a),
+                         kind="stable").tolist()
+    rows = [-1] * num_examples
+    next_opening = num_rows = 0
+    left = num_examples
+    while left:
+        # Open a row with the largest example left.
+        while rows[opening[next_opening]] >= 0:
+            next_opening += 1
+        a, b = size_a[opening[next_opening]], size_b[opening[next_opening]]
+        column = bisect.bisect_left(a_values[b], a)
+        room_a, room_b = cap_a, cap_b
+        while True:
+            members = cells[(a, b)]
+            rows[members.pop()] = num_rows
+            left -= 1
+            if not members:
+                del cells[(a, b)]
+                values = a_values[b]
+                del values[column]
+                if not values:
+                    del a_values[b]
+                    b_values.remove(b)
+            room_a -= a
+            room_b -= b
+            # The nearest example that fits: for each len_1 value, the largest len_0.
+            best = None
+            best_score = weight_a * room_a * room_a + weight_b * room_b * room_b + 1
+            i = bisect.bisect_right(b_values, room_b) - 1
+            while i >= 0:
+                b = b_values[i]
+                score_b = weight_b * (room_b - b) * (room_b - b)
+                if score_b >= best_score:
+                    break  # smaller len_1 values are further away still
+                values = a_values[b]
+                j = bisect.bisect_right(values, room_a) - 1
+                if j >= 0:
+                    score = score_b + weight_a * (room_a - values[j]) * (room_a - values[j])
+                    if score < best_score:
+                        best_score, best = score, (values[j], b, j)
+                i -= 1
+            if best is None:
+                break
+            a, b, column = best
+        num_rows += 1
+    return np.asarray(rows, np.int64)
 
 
 def pack_first_fit(lengths: np.ndarray, values: Sequence[np.ndarray],
                    capacities: Sequence[int]) -> List[np.ndarray]:
-    """First-fit-decreasing packing of a window, by true lengths; 3K int32 arrays."""
-    packed = t2t_packing.pack_rows(lengths, values, list(capacities))
-    return [np.asarray(a, np.int32) for a in packed]
+    """Dense packing of a window by true lengths; 3K int32 arrays [R, capacity_k].
+
+    Two features are planned by `pair_rows`; one or three and more by t2t's
+    first-fit-decreasing (`t2t.data.packing`). Examples with no tokens are dropped; rows
+    come in the order of their first example and keep the input order inside a row,
+    where example j is segment j (from 1) in every feature.
+    """
+    if len(capacities) != 2:
+        packed = t2t_packing.pack_rows(lengths, values, list(capacities))
+        return [np.asarray(a, np.int32) for a in packed]
+    lengths = np.asarray(lengths, np.int64)
+    placed = np.flatnonzero(lengths.max(axis=1) > 0)
+    if placed.size == 0:
+        return [np.zeros([0, c], np.int32) for c in capacities for _ in range(3)]
+    raw = pair_rows(lengths[placed], capacities)
+    num_rows = int(raw.max()) + 1
+    # Renumber rows by their lowest example, so rows come out roughly in input order
+    # rather than largest-first (which would correlate length with position).
+    first_member = np.full(num_rows, placed.size, np.int64)
+    np.minimum.at(first_member, raw, np.arange(placed.size))
+    renumber = np.empty(num_rows, np.int64)
+    renumber[np.argsort(first_member, kind="stable")] = np.arange(num_rows)
+    rows = renumber[raw]
+    by_row = np.argsort(rows, kind="stable")  # input order inside each row
+    rows = rows[by_row]
+    chosen = placed[by_row]
+    is_start = np.ones(rows.size, bool)
+    is_start[1:] = rows[1:] != rows[:-1]
+    segments = np.arange(rows.size) - np.maximum.accumulate(
+        np.where(is_start, np.arange(rows.size), 0)) + 1
+    return _scatter([v[chosen] for v in values], lengths[chosen], rows, num_rows,
+                    capacities, segments=segments)
 
 
 def _validate(dataset, feature_lengths, use_custom_ops):
