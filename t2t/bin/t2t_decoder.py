@@ -21,7 +21,10 @@ A SeqIO Task or Mixture the model was trained on (t2t-trainer --mixture_or_task_
     # copy.decodes: the post-processed prediction of each validation example, in order
     # (copy.decodes.targets: the post-processed targets); a mixture writes one file per
     # task (copy.decodes.<task>); --decode_from_file decodes lines with the task's
-    # vocabulary. --task_feature_lengths defaults to the training run's.
+    # vocabulary, --decode_interactive typed lines, --score_file scores pairs (as above).
+    # --task_feature_lengths and --decoder_only default to the training run's; a
+    # decoder-only model continues each example's inputs (a task without inputs: from an
+    # empty prompt, or the lines of --decode_from_file).
 
 Flags are T2T 1.15.7's; the trainer's (--problem, --model, --hparams_set, --hparams,
 --data_dir, --output_dir, --t2t_usr_dir, ...) come from `t2t.bin.flags`.
@@ -195,6 +198,11 @@ def score(checkpoint_path):
         raise errors.UserError("--score_file %s does not exist" % filename)
     results = decoding.score_file(filename, FLAGS.model, hparams_from_flags(),
                                   checkpoint_path)
+    write_scores(results, filename)
+
+
+def write_scores(results, filename):
+    """One "%.6f" loss a line into --decode_to_file."""
     out_path = os.path.expanduser(FLAGS.decode_to_file)
     with tf.io.gfile.GFile(out_path, "w") as f:
         f.write("".join("%.6f\n" % value for value in results))
@@ -270,10 +278,8 @@ def main_task():
     if FLAGS.problem:
         raise errors.UserError("give --problem or --mixture_or_task_name, not both")
     require_flags("model", "hparams_set")
-    for name in ("decode_interactive", "score_file"):
-        if getattr(FLAGS, name):
-            raise errors.UserError("--%s works with --problem, not with --mixture_or_task_name"
-                                   % name)
+    if FLAGS.score_file and not FLAGS.decode_to_file:
+        raise errors.UserError("to score a file, give --decode_to_file for the results")
     decode_hp = create_decode_hparams()
     check_input_files()
     registry.model(FLAGS.model)
@@ -298,16 +304,28 @@ def main_task():
     cli.set_random_seed(FLAGS.random_seed)
     hparams = training.task_hparams(FLAGS.hparams_set, FLAGS.hparams, spec,
                                     hparams_path=os.path.join(model_dir, "hparams.json"))
+    batch_size = decode_hp.batch_size or 32
+    if FLAGS.score_file:
+        filename = os.path.expanduser(FLAGS.score_file)
+        results = inference.score_file(FLAGS.model, hparams, FLAGS.mixture_or_task_name,
+                                       filename, checkpoint_path, batch_size)
+        write_scores(results, filename)
+        return 0
     estimator = create_estimator(FLAGS.model, hparams, model_dir, decode_hp,
                                  disable_grappler=FLAGS.disable_grappler_optimizations)
     problem = hparams.problem
-    batch_size = decode_hp.batch_size or 32
+    if FLAGS.decode_interactive:
+        count = inference.decode_interactively(estimator, problem, FLAGS.mixture_or_task_name,
+                                               checkpoint_path)
+        print("t2t-decoder: decoded %d inputs" % count)
+        return 0
     decode_to_file = os.path.expanduser(FLAGS.decode_to_file) if FLAGS.decode_to_file else None
     if FLAGS.decode_from_file:
         with tf.io.gfile.GFile(os.path.expanduser(FLAGS.decode_from_file)) as f:
             lines = [line.rstrip("\n") for line in f]
         outputs = inference.decode_lines(estimator, problem, FLAGS.mixture_or_task_name, lines,
-                                         decode_to_file, checkpoint_path, batch_size)
+                                         decode_to_file, checkpoint_path, batch_size,
+                                         source=FLAGS.decode_from_file)
         print("t2t-decoder: decoded %d lines of %s" % (len(outputs), FLAGS.decode_from_file))
         return 0
     split = "test" if FLAGS.eval_use_test_set else FLAGS.task_eval_split

@@ -539,7 +539,13 @@ def make_input_fn_from_generator(gen):
         yield from gen
 
     def input_fn():
-        return tf.data.Dataset.from_generator(chained, output_signature=signature)
+        # No read-ahead (tf.data's injected prefetch would read the next typed line
+        # before the decode of this one is shown).
+        options = tf.data.Options()
+        options.autotune.enabled = False
+        options.experimental_optimization.inject_prefetch = False
+        return tf.data.Dataset.from_generator(
+            chained, output_signature=signature).with_options(options)
 
     return input_fn
 

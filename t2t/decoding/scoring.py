@@ -13,7 +13,7 @@ from t2t.core.progress import Progress
 from t2t.encoders import text_encoder
 
 
-def _read_score_pairs(filename, has_inputs):
+def read_score_pairs(filename, has_inputs):
     """[(inputs or None, targets)] from "input<TAB>target" (or "target") lines."""
     with tf.io.gfile.GFile(filename) as f:
         lines = f.read().splitlines()
@@ -43,7 +43,7 @@ def score_file(filename, model_name, hparams, checkpoint_path, encoders=None):
     if encoders is None:
         encoders = hparams.problem.feature_encoders(hparams.get("data_dir"))
     has_inputs = "inputs" in hparams.problem_hparams.modality
-    pairs = _read_score_pairs(filename, has_inputs)
+    pairs = read_score_pairs(filename, has_inputs)
     model_cls = registry.model(model_name)
     results = []
     graph = tf.Graph()

@@ -128,7 +128,8 @@ def _init_transformer_cache(cache, hparams, batch_size, attention_init_length, e
 def fast_decode(encoder_output, encoder_decoder_attention_bias, symbols_to_logits_fn, hparams,
                 decode_length, vocab_size, init_cache_fn=_init_transformer_cache, beam_size=1,
                 top_beams=1, alpha=1.0, sos_id=0, eos_id=beam_search.EOS_ID, batch_size=None,
-                force_decode_length=False, scope_prefix="body/", cache=None, use_tpu=False):
+                force_decode_length=False, scope_prefix="body/", cache=None, use_tpu=False,
+                prefix_length=0):
     """Greedy/sampled or beam decoding with a per-layer cache (T2T's `fast_decode`).
 
     Args:
@@ -147,6 +148,8 @@ def fast_decode(encoder_output, encoder_decoder_attention_bias, symbols_to_logit
       scope_prefix: the body's variable scope inside the model scope.
       cache: an initial dict for `init_cache_fn` to fill.
       use_tpu: beam search with fixed-size sequence buffers.
+      prefix_length: steps of a prompt that `symbols_to_logits_fn` forces: an EOS there
+        (a PrefixLM prompt ends with its inputs' EOS) does not end the sequence.
 
     Returns:
       {"outputs": int32 [B, n] (greedy, top_beams == 1) or [B, top_beams, n],
@@ -176,7 +179,8 @@ def fast_decode(encoder_output, encoder_decoder_attention_bias, symbols_to_logit
     if beam_size > 1:
         decoded_ids, scores, states = beam_search.beam_search(
             step_fn, initial_ids, beam_size, decode_length, vocab_size, alpha,
-            states=states, eos_id=eos_id, stop_early=(top_beams == 1), use_tpu=use_tpu)
+            states=states, eos_id=eos_id, stop_early=(top_beams == 1), use_tpu=use_tpu,
+            prefix_length=prefix_length)
         cache = _merge_cache(states, constants)
         if top_beams == 1:
             return {"outputs": decoded_ids[:, 0, 1:], "scores": scores[:, 0], "cache": cache}
@@ -188,7 +192,7 @@ def fast_decode(encoder_output, encoder_decoder_attention_bias, symbols_to_logit
     loop_eos_id = -1 if force_decode_length else eos_id
     decoded_ids, scores, states = sampling.sample_decode(
         step_fn, initial_ids, decode_length, temperature=temperature,
-        top_k=top_k, eos_id=loop_eos_id, states=states)
+        top_k=top_k, eos_id=loop_eos_id, states=states, prefix_length=prefix_length)
     return {"outputs": decoded_ids[:, 1:], "scores": scores,
             "cache": _merge_cache(states, constants)}
 
@@ -206,7 +210,7 @@ def fast_decode_tpu(encoder_output, encoder_decoder_attention_bias, symbols_to_l
                     hparams, decode_length, vocab_size, init_cache_fn=_init_transformer_cache,
                     beam_size=1, top_beams=1, alpha=1.0, sos_id=0, eos_id=beam_search.EOS_ID,
                     batch_size=None, force_decode_length=False, scope_prefix="body/",
-                    use_top_k_with_unique=True, cache=None):
+                    use_top_k_with_unique=True, cache=None, prefix_length=0):
     """`fast_decode` with every shape fixed when the graph is built (T2T's fast_decode_tpu).
 
     The cache is preallocated: each layer's "k" / "v" is [B, heads, decode_length, d/heads]
@@ -247,7 +251,8 @@ def fast_decode_tpu(encoder_output, encoder_decoder_attention_bias, symbols_to_l
         decoded_ids, scores, states = beam_search.beam_search(
             step_fn, initial_ids, beam_size, decode_length, vocab_size, alpha, states=states,
             eos_id=eos_id, stop_early=(top_beams == 1), use_tpu=True,
-            use_top_k_with_unique=use_top_k_with_unique, fixed_states=True)
+            use_top_k_with_unique=use_top_k_with_unique, fixed_states=True,
+            prefix_length=prefix_length)
         cache = _merge_cache(states, constants)
         if top_beams == 1:
             return {"outputs": decoded_ids[:, 0, 1:], "scores": scores[:, 0], "cache": cache}
@@ -266,7 +271,8 @@ def fast_decode_tpu(encoder_output, encoder_decoder_attention_bias, symbols_to_l
         log_prob += tf.where(finished, tf.zeros_like(chosen), chosen)
         next_ids = tf.where(finished, tf.zeros_like(next_ids), next_ids)
         if not force_decode_length:
-            finished = tf.logical_or(finished, tf.equal(next_ids, eos_id))
+            finished = tf.logical_or(finished, tf.logical_and(tf.equal(next_ids, eos_id),
+                                                              i >= prefix_length))
         mask = tf.one_hot(i, decode_length, dtype=tf.int32)
         decoded_ids = decoded_ids * (1 - mask) + tf.expand_dims(next_ids, 1) * mask
         return i + 1, finished, tf.expand_dims(next_ids, 1), decoded_ids, step_states, log_prob
@@ -479,7 +485,8 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
             encoder_output, encoder_decoder_attention_bias, symbols_to_logits_fn, hparams,
             total_length, vocab_size, beam_size=beam_size, top_beams=top_beams, alpha=alpha,
             batch_size=batch_size,
-            force_decode_length=bool(hparams.get("force_decode_length", False)))
+            force_decode_length=bool(hparams.get("force_decode_length", False)),
+            prefix_length=0 if partial_targets is None else partial_length)
     result.pop("cache")
     if partial_targets is not None:
         if beam_size > 1 and top_beams > 1:

@@ -134,7 +134,7 @@ def compute_topk_scores_and_seq(sequences, scores, scores_to_gather, flags, beam
 
 def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, vocab_size, alpha,
                 states=None, eos_id=EOS_ID, stop_early=True, use_tpu=False,
-                use_top_k_with_unique=True, fixed_states=False):
+                use_top_k_with_unique=True, fixed_states=False, prefix_length=0):
     """Beam search with a length penalty.
 
     Args:
@@ -158,6 +158,7 @@ def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, voc
       fixed_states: the states keep their shapes from step to step (a preallocated cache);
         the loop then declares their exact shapes (by default only batch and last
         dimension are fixed, so a cache may grow).
+      prefix_length: the first steps (a forced prompt) whose EOS does not end a beam.
 
     Returns:
       (finished_seq [batch, beam, L + 1] int32 with the initial id first,
@@ -232,6 +233,7 @@ def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, voc
             topk_seq = tf.concat([topk_seq, tf.expand_dims(topk_ids, axis=2)], axis=2)
         # Extensions of placeholder beams (log prob ~ -INF) never count as finished.
         topk_finished = tf.logical_and(tf.equal(topk_ids, eos_id), topk_log_probs > -INF / 2)
+        topk_finished = tf.logical_and(topk_finished, i >= prefix_length)
         return topk_seq, topk_log_probs, topk_scores, topk_finished, states, topk_beam_index
 
     def grow_alive(curr_seq, curr_scores, curr_log_probs, curr_finished, states):

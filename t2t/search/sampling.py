@@ -70,7 +70,7 @@ def sample_with_temperature(logits, temperature, sampling_keep_top_k=-1, seed=No
 
 
 def sample_decode(symbols_to_logits_fn, initial_ids, decode_length, temperature=1.0, top_k=-1,
-                  eos_id=EOS_ID, states=None, seed=None):
+                  eos_id=EOS_ID, states=None, seed=None, prefix_length=0):
     """Decode by sampling one token per step until every row emitted EOS or decode_length.
 
     Args:
@@ -83,6 +83,7 @@ def sample_decode(symbols_to_logits_fn, initial_ids, decode_length, temperature=
       eos_id: the id that ends a row; later positions are filled with 0.
       states: optional nested dict of [batch, ...] tensors threaded through the function.
       seed: optional int for reproducible sampling.
+      prefix_length: the first steps (a forced prompt) whose EOS does not end a row.
 
     Returns:
       (ids [batch, n + 1] int32 including the initial id, scores [batch] float32 — the sum
@@ -106,7 +107,8 @@ def sample_decode(symbols_to_logits_fn, initial_ids, decode_length, temperature=
                                      batch_dims=1)
         scores += tf.where(finished, tf.zeros_like(chosen_log_probs), chosen_log_probs)
         next_ids = tf.where(finished, tf.zeros_like(next_ids), next_ids)
-        finished = tf.logical_or(finished, tf.equal(next_ids, eos_id))
+        finished = tf.logical_or(finished, tf.logical_and(tf.equal(next_ids, eos_id),
+                                                          i >= prefix_length))
         ids = tf.concat([ids, tf.expand_dims(next_ids, 1)], axis=1)
         return i + 1, ids, finished, scores, states
 
@@ -128,7 +130,7 @@ def sample_decode(symbols_to_logits_fn, initial_ids, decode_length, temperature=
 
 
 def greedy_decode(symbols_to_logits_fn, initial_ids, decode_length, eos_id=EOS_ID,
-                  states=None):
+                  states=None, prefix_length=0):
     """`sample_decode` with temperature 0: the argmax token at every step."""
     return sample_decode(symbols_to_logits_fn, initial_ids, decode_length, temperature=0.0,
-                         eos_id=eos_id, states=states)
+                         eos_id=eos_id, states=states, prefix_length=prefix_length)

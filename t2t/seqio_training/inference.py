@@ -10,13 +10,19 @@ datasets (encoder-decoder features):
     score_fn(evaluator.cached_model_datasets["copy"])     # [(0, -0.73), ...] log-likelihoods
 
 Predictions run the model's PREDICT spec (the Transformer's cached fast decoding, greedy
-or beam search by the estimator's decode hparams) and stop at EOS. Scores are the sum of
-the target tokens' log-probabilities (EVAL mode, no dropout), seqio's convention.
+or beam search by the estimator's decode hparams) and stop at EOS. A decoder-only model
+(`--decoder_only`) continues a prompt: a PrefixLM example's inputs (with their EOS, as in
+training), and the prediction is the continuation only, at most the targets length; an LM
+task's examples (no inputs) are generated from an empty prompt. Scores are the sum of the
+target tokens' log-probabilities (EVAL mode, no dropout), seqio's convention.
 
 `decode_task(...)` writes the post-processed outputs of a task's split, one per line, in
-the split's order; `decode_lines(...)` does the same for input lines of a file.
+the split's order; `decode_lines(...)` does the same for input lines of a file,
+`decode_interactively(...)` for typed lines, and `score_file(...)` gives the loss of each
+"input<TAB>target" line (t2t-decoder --score_file).
 """
 import os
+import sys
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -29,6 +35,7 @@ from t2t.core import registry
 from t2t.core.progress import Progress
 from t2t.data import data_reader
 from t2t.decoding import decoding
+from t2t.decoding import scoring
 from t2t.problems import problem as problem_lib
 from t2t.seqio_training import task_problem as task_problem_lib
 from t2t.training import trainer_lib
@@ -87,28 +94,92 @@ def create_estimator(model_name: str, hparams, model_dir: str,
                                         decode_hparams=decoding.decode_hparams(decode_hparams))
 
 
+def _rows(dataset, kind: str):
+    """(indices, rows) of an enumerated converter dataset: the ids each decoding starts
+    from, i.e. the encoder inputs (padded as the converter gives them) or, decoder-only,
+    the prompt (`task_problem.prompt_of`)."""
+    def select(index, features):
+        if kind == "encdec":
+            return index, tf.cast(features["encoder_input_tokens"], tf.int32)
+        return index, task_problem_lib.prompt_of(features, kind)
+
+    indices, rows = [], []
+    for index, ids in dataset.map(select).as_numpy_iterator():
+        indices.append(int(index))
+        rows.append([int(i) for i in ids])
+    return indices, rows
+
+
+def _decode_length(problem) -> Optional[int]:
+    """Decoder-only: ids generated after the prompt (at most the targets length); None:
+    encoder-decoder, the decode hparams' input length + extra_length."""
+    return None if problem.has_inputs else problem.task_feature_lengths["targets"]
+
+
+def _batches(indices, rows, batch_size: int, decode_length: Optional[int]):
+    """Batches {"index": [B], "inputs": int32 [B, L] (0-padded)} in order of row length;
+    decoder-only batches hold prompts of one length and a "decode_length"."""
+    order = sorted(range(len(rows)), key=lambda k: len(rows[k]))
+    batch = []
+
+    def make(ks):
+        inputs = np.zeros([len(ks), max(len(rows[k]) for k in ks)], np.int32)
+        for r, k in enumerate(ks):
+            inputs[r, :len(rows[k])] = rows[k]
+        out = {"index": np.array([indices[k] for k in ks], np.int64), "inputs": inputs}
+        if decode_length is not None:
+            out["decode_length"] = np.array(decode_length, np.int32)
+        return out
+
+    for k in order:
+        if batch and (len(batch) == batch_size or (
+                decode_length is not None and len(rows[k]) != len(rows[batch[0]]))):
+            yield make(batch)
+            batch = []
+        batch.append(k)
+    if batch:
+        yield make(batch)
+
+
+def _predict(estimator, problem, batches, checkpoint_path):
+    """Yield (index, output ids up to EOS) of every row of `batches` (a generator of
+    `_batches`-like dicts, read lazily: one model run per batch)."""
+    try:
+        make_dataset = decoding.make_input_fn_from_generator(iter(batches))
+    except StopIteration:
+        return
+    space_ids = problem_lib.problem_hparams_to_features(problem.get_hparams())
+
+    def input_fn(params=None, config=None):
+        del params, config
+
+        def finish(features):
+            features = dict(features)
+            features["inputs"] = tf.cast(features["inputs"], tf.int32)[:, :, None, None]
+            features.update(space_ids)
+            return features
+
+        return make_dataset().map(finish)
+
+    for prediction in estimator.predict(input_fn, checkpoint_path=checkpoint_path,
+                                        yield_single_examples=True):
+        yield int(prediction["index"]), _until_eos(prediction["outputs"])
+
+
 def estimator_predict_fn(estimator, problem, checkpoint_path: Optional[str] = None,
                          batch_size: int = 32) -> Callable[..., List[Tuple[int, List[int]]]]:
-    """A seqio `predict_fn(ds, model_feature_shapes=None)` running `estimator.predict`."""
-    if not problem.has_inputs:
-        raise errors.UserError("predictions on task %s need an encoder-decoder model (the task "
-                               "has no inputs, or the model is decoder-only)" % problem.name)
+    """A seqio `predict_fn(ds, model_feature_shapes=None)` running `estimator.predict`.
 
+    Encoder-decoder: the encoder inputs are decoded. Decoder-only: a PrefixLM example's
+    inputs are the prompt and the prediction is its continuation; an LM example (no
+    inputs) is generated from an empty prompt.
+    """
     def predict_fn(dataset, model_feature_shapes=None):
         del model_feature_shapes
-        arrays = _materialize(dataset)
-        if not len(arrays[0]):
-            return []
-
-        def input_fn(params=None, config=None):
-            del params, config
-            return _batched_model_features(arrays, problem, batch_size, with_targets=False)
-
-        results = []
-        for prediction in estimator.predict(input_fn, checkpoint_path=checkpoint_path,
-                                            yield_single_examples=True):
-            results.append((int(prediction["index"]), _until_eos(prediction["outputs"])))
-        return results
+        indices, rows = _rows(dataset, problem.converter_kind)
+        return list(_predict(estimator, problem,
+                             _batches(indices, rows, batch_size, _decode_length(problem)),
+                             checkpoint_path))
 
     return predict_fn
 
@@ -186,6 +257,10 @@ def decode_task(estimator, problem, task_name: str, split: str, decode_to_file: 
     if num_examples:
         task_ds = task_ds.take(num_examples)
     examples = list(task_ds.as_numpy_iterator())
+    if problem.converter_kind == "lm":
+        logging.info("Task %s has no inputs: each example of %s is generated from an empty "
+                     "prompt (identical under greedy decoding; sample with --decode_hparams, "
+                     "or score the targets with --score_file)", task_name, split)
     model_ds = problem.feature_converter(_PREDICT)(task_ds, problem.task_feature_lengths)
     progress = Progress("decode %s" % task_name, unit="examples", total=len(examples))
     outputs = estimator_predict_fn(estimator, problem, checkpoint_path, batch_size)(
@@ -210,31 +285,165 @@ def decode_task(estimator, problem, task_name: str, split: str, decode_to_file: 
     return predictions
 
 
+def _task_of(task_name: str):
+    """The first task of a task or mixture (its features and post-processor decode)."""
+    from t2t import seqio
+    return seqio.get_subtasks(seqio.get_mixture_or_task(task_name))[0]
+
+
+def _line_ids(problem, task, line: str, strict: bool = False) -> List[int]:
+    """The ids a typed or file line is decoded from: encoder inputs or a PrefixLM prompt
+    (the inputs vocabulary, EOS appended) or an LM prompt (the targets vocabulary, no EOS).
+
+    ValueError (one line) if the vocabulary cannot encode it or, with `strict`, if it is
+    longer than the task's length (else it is cut, keeping the EOS).
+    """
+    feature = "targets" if problem.converter_kind == "lm" else "inputs"
+    vocab = task.output_features[feature].vocabulary
+    ids = decoding.encode_input(task_problem_lib.VocabularyEncoder(vocab), line,
+                                vocab.vocab_size)
+    ids = list(ids) + ([] if feature == "targets" else [EOS_ID])
+    length = problem.task_feature_lengths[feature]
+    if len(ids) > length:
+        if strict:
+            raise ValueError("%d ids%s, more than the task's %s length %d "
+                             "(--task_feature_lengths)" % (
+                                 len(ids), "" if feature == "targets" else " with EOS",
+                                 feature, length))
+        ids = ids[:length] if feature == "targets" else ids[:length - 1] + [EOS_ID]
+    if problem.converter_kind == "encdec":
+        ids += [0] * (length - len(ids))  # as the converter pads them
+    return ids
+
+
+def _postprocess(task, ids, line: str):
+    vocab = task.output_features["targets"].vocabulary
+    return task.postprocess_fn(_text(vocab.decode(ids)), example={"inputs_pretokenized": line},
+                               is_target=False)
+
+
 def decode_lines(estimator, problem, task_name: str, lines: Sequence[str],
                  decode_to_file: Optional[str], checkpoint_path: Optional[str] = None,
-                 batch_size: int = 32) -> List[Any]:
-    """Decode input lines with the task's inputs vocabulary (EOS appended, truncated to the
-    inputs length); returns (and writes) the post-processed outputs in the lines' order."""
-    from t2t import seqio
-    task = seqio.get_mixture_or_task(task_name)
-    tasks = seqio.get_subtasks(task)
-    features = tasks[0].output_features
-    length = problem.task_feature_lengths["inputs"]
-    ids = [list(features["inputs"].vocabulary.encode(line))[:length - 1] + [EOS_ID]
-           for line in lines]
-    task_ds = tf.data.Dataset.from_generator(
-        lambda: ({"inputs": np.array(i, np.int32), "targets": np.array([EOS_ID], np.int32)}
-                 for i in ids),
-        output_signature={"inputs": tf.TensorSpec([None], tf.int32),
-                          "targets": tf.TensorSpec([None], tf.int32)})
-    model_ds = problem.feature_converter(_PREDICT)(task_ds, problem.task_feature_lengths)
-    outputs = estimator_predict_fn(estimator, problem, checkpoint_path, batch_size)(
-        model_ds.enumerate())
-    outputs = [o for _, o in sorted(outputs, key=lambda pair: pair[0])]
-    vocab = features["targets"].vocabulary
-    postprocess = tasks[0].postprocess_fn
-    predictions = [postprocess(_text(vocab.decode(o)), example={"inputs_pretokenized": line},
-                               is_target=False) for line, o in zip(lines, outputs)]
+                 batch_size: int = 32, source: str = "input") -> List[Any]:
+    """Decode input lines; returns (and writes) the post-processed outputs in their order.
+
+    Each line is encoded as `_line_ids` (cut to the task's length); a line the vocabulary
+    cannot encode is a UserError naming `source` and the line number. Decoder-only: a
+    PrefixLM model continues each line as its inputs; an LM model continues the line.
+    """
+    task = _task_of(task_name)
+    rows = []
+    for number, line in enumerate(lines, 1):
+        try:
+            rows.append(_line_ids(problem, task, line))
+        except ValueError as error:
+            raise errors.UserError("%s line %d: %s" % (source, number, error)) from None
+    outputs = dict(_predict(estimator, problem, _batches(
+        list(range(len(rows))), rows, batch_size, _decode_length(problem)), checkpoint_path))
+    predictions = [_postprocess(task, outputs[k], line) for k, line in enumerate(lines)]
     if decode_to_file:
         _write_lines(decode_to_file, [str(p) for p in predictions])
     return predictions
+
+
+def _report_to_stderr(message):
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+def decode_interactively(estimator, problem, task_name: str,
+                         checkpoint_path: Optional[str] = None, read_line=input, write=print,
+                         say=print, report=_report_to_stderr) -> int:
+    """Decode lines typed in the terminal (`read_line`), writing each post-processed output.
+
+    "q" (or the end of input) quits. A line the task's vocabulary cannot encode or longer
+    than the task's length is reported (`report`, stderr) with its number and skipped, and
+    so is an output the task's post-processor fails on. Returns the number decoded.
+    """
+    task = _task_of(task_name)
+    kind = problem.converter_kind
+    say("INTERACTIVE MODE  task %s (%s)\n  <%s>  (decode)\n  q  (quit)" % (
+        task.name, {"encdec": "encoder-decoder", "prefix_lm": "decoder-only, PrefixLM",
+                    "lm": "decoder-only, LM"}[kind],
+        "target_prefix" if kind == "lm" else "source_string"))
+    typed = {}
+
+    def batches():
+        number = 0
+        while True:
+            try:
+                line = read_line(">")
+            except EOFError:
+                return
+            number += 1
+            if line == "q":
+                return
+            try:
+                ids = _line_ids(problem, task, line, strict=True)
+            except ValueError as error:
+                report("error: line %d %r: %s; type another line (q quits)"
+                       % (number, line, error))
+                continue
+            typed[number] = line
+            yield next(_batches([number], [ids], 1, _decode_length(problem)))
+
+    count = 0
+    for number, ids in _predict(estimator, problem, batches(), checkpoint_path):
+        line = typed.pop(number)
+        try:
+            output = _postprocess(task, ids, line)
+        except Exception as error:  # pylint: disable=broad-except  (the session goes on)
+            report("error: line %d %r: the task's postprocess_fn failed on %r: %s" % (
+                number, line, ids, error))
+            continue
+        write(str(output))
+        count += 1
+    return count
+
+
+def score_file(model_name: str, hparams, task_name: str, filename: str, checkpoint_path: str,
+               batch_size: int = 32) -> List[float]:
+    """The loss of each "input<TAB>target" line of `filename` ("target" for a task without
+    inputs), as `t2t-decoder --score_file` with --problem: the mean negative log-probability
+    of the target's ids (EOS included), given the input, in the task's vocabularies.
+
+    A line longer than the task's lengths or that its vocabulary cannot encode is a
+    UserError naming the line (nothing is cut: a cut target would get another score).
+    """
+    problem = hparams.problem
+    task = _task_of(task_name)
+    has_inputs = "inputs" in task.output_features
+    examples = []
+    for number, (inputs, targets) in enumerate(
+            scoring.read_score_pairs(filename, has_inputs), 1):
+        example = {}
+        for feature, text in (("inputs", inputs), ("targets", targets)):
+            if feature == "targets" or has_inputs:
+                vocab = task.output_features[feature].vocabulary
+                try:
+                    ids = decoding.encode_input(task_problem_lib.VocabularyEncoder(vocab), text,
+                                                vocab.vocab_size) + [EOS_ID]
+                except ValueError as error:
+                    raise errors.UserError("%s line %d: the %s %s" % (
+                        filename, number, feature[:-1], error)) from None
+                length = problem.task_feature_lengths[feature]
+                if len(ids) > length:
+                    raise errors.UserError(
+                        "%s line %d: the %s has %d ids with EOS, more than the task's %s "
+                        "length %d (--task_feature_lengths)" % (
+                            filename, number, feature[:-1], len(ids), feature, length))
+                example[feature] = np.array(ids, np.int32)
+        examples.append(example)
+    if not examples:
+        raise errors.UserError("%s has no lines to score" % filename)
+    signature = {k: tf.TensorSpec([None], tf.int32) for k in examples[0]}
+    task_ds = tf.data.Dataset.from_generator(lambda: iter(examples),
+                                             output_signature=signature)
+    model_ds = problem.feature_converter(_PREDICT)(task_ds, problem.task_feature_lengths)
+    progress = Progress("score %s" % os.path.basename(filename), unit="lines",
+                        total=len(examples))
+    scores = dict(checkpoint_score_fn(model_name, hparams, checkpoint_path, batch_size)(
+        model_ds.enumerate()))
+    progress.update(len(examples))
+    progress.done()
+    return [-scores[k] / len(example["targets"]) for k, example in enumerate(examples)]

@@ -22,6 +22,12 @@ Which converter (`converter_kind`):
   prefix), decoder_causal_attention is dropped (the prefix is attended causally).
 The model shifts the targets itself, so decoder_input_tokens is not passed.
 
+Decoding (PREDICT) a decoder-only model continues a prompt (`prompt_of`): a PrefixLM row's
+inputs (with their EOS, as in training), or nothing for an LM row; the prompt goes in the
+"inputs" feature, which the Transformer's fast decoding forces before it generates (T2T's
+`partial_targets`), at most the targets length of new ids, up to EOS. Rows of a PREDICT
+batch have prompts of one length (padding inside a prompt would be forced as ids).
+
 Batches: `hparams.batch_size` counts tokens (as for T2T text problems): a batch holds
 `max(1, batch_size // row_length)` rows; with `hparams.use_fixed_batch_size` it counts rows.
 """
@@ -95,6 +101,31 @@ def to_model_features(features, kind: str):
             value = tf.cast(value, tf.float32 if names[name] == "targets_mask" else tf.int32)
             out[names[name]] = value
     return out
+
+
+def prompt_of(features, kind: str):
+    """The ids a decoder-only model continues when decoding an unpacked converter row.
+
+        # PrefixLM row of inputs [7, 8, 1] and targets [3, 1]:
+        #   decoder_target_tokens [7, 8, 1, 3, 1, 0], decoder_causal_attention [1, 1, 1, 1, 0, 0]
+        prompt_of(row, "prefix_lm")    # [7, 8, 1]
+        prompt_of(row, "lm")           # []  (an LM row has no prompt)
+    """
+    tokens = tf.cast(features["decoder_target_tokens"], tf.int32)
+    if kind == "prefix_lm":
+        # Causal attention covers the inputs and one position more.
+        width = tf.reduce_sum(tf.cast(features["decoder_causal_attention"], tf.int32)) - 1
+        return tokens[:tf.maximum(width, 0)]
+    if kind == "lm":
+        return tokens[:0]
+    raise ValueError("prompt_of: converter kind %r has no prompt (encoder-decoder)" % kind)
+
+
+def _decoder_only_predict_features(features, kind: str):
+    """An unpacked decoder-only row -> {"inputs": its prompt, "targets": the rest}."""
+    prompt = prompt_of(features, kind)
+    tokens = tf.cast(features["decoder_target_tokens"], tf.int32)
+    return {"inputs": prompt, "targets": tokens[tf.size(prompt):]}
 
 
 def get_provider(mixture_or_task_name: str):
@@ -253,8 +284,12 @@ class TaskProblem(problem_lib.Problem):
             dataset_split=self.split_of(mode, dataset_split), use_cached=self.use_cached,
             shuffle=shuffle, num_epochs=None if is_training else 1, shard_info=shard_info,
             seed=self.seed, verbose=False)
-        ds = ds.map(functools.partial(to_model_features, kind=self.converter_kind),
-                    num_parallel_calls=tf.data.AUTOTUNE)
+        if mode == _PREDICT and not self.has_inputs:
+            features_fn = functools.partial(_decoder_only_predict_features,
+                                            kind=self.converter_kind)
+        else:
+            features_fn = functools.partial(to_model_features, kind=self.converter_kind)
+        ds = ds.map(features_fn, num_parallel_calls=tf.data.AUTOTUNE)
         if max_records and max_records > 0:
             ds = ds.take(max_records)
         return ds
@@ -278,8 +313,17 @@ class TaskProblem(problem_lib.Problem):
         if force_repeat and not prevent_repeat and mode != _TRAIN:
             ds = ds.repeat()
         batch_size = self.rows_per_batch(hparams, params)
-        ds = ds.batch(batch_size, drop_remainder=mode == _TRAIN)
+        decoder_only_predict = mode == _PREDICT and not self.has_inputs
+        if decoder_only_predict:
+            # Prompts of one length per batch (examples leave the split's order).
+            ds = ds.group_by_window(
+                key_func=lambda f: tf.cast(tf.size(f["inputs"]), tf.int64),
+                reduce_func=lambda _, window: window.padded_batch(batch_size),
+                window_size=batch_size)
+        else:
+            ds = ds.batch(batch_size, drop_remainder=mode == _TRAIN)
         p_hparams = self.get_hparams(hparams)
+        targets_length = self.task_feature_lengths["targets"]
 
         def finish(features):
             features = data_reader.standardize_shapes(features)
@@ -289,9 +333,8 @@ class TaskProblem(problem_lib.Problem):
                 features.pop("targets_segmentation", None)
                 features.pop("targets_position", None)
                 features.pop("targets_mask", None)
-                if not self.has_inputs:
-                    raise errors.UserError("decoding a decoder-only task from its split is not "
-                                           "supported; use --decode_from_file with prompts")
+                if decoder_only_predict:
+                    features["decode_length"] = tf.constant(targets_length, tf.int32)
             features.update(problem_lib.problem_hparams_to_features(p_hparams))
             return features
 

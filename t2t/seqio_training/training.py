@@ -160,12 +160,9 @@ def create_task_experiment(run_config, hparams, model_name: str, spec: TaskTrain
     if decode_hparams is None:
         decode_hparams = decoding.decode_hparams(TRAINING_DECODE_HPARAMS)
     exporters = list(experiment_kwargs.pop("additional_exporters", None) or [])
-    if spec.task_metrics and problem.has_inputs:
+    if spec.task_metrics:
         exporters.append(TaskEvalExporter(
             model_name, hparams, spec, os.path.join(run_config.model_dir, INFERENCE_EVAL_DIR)))
-    elif spec.task_metrics:
-        logging.info("Task metrics on decodes need an encoder-decoder model; %s is trained "
-                     "decoder-only, so evaluations report the loss metrics only", problem.name)
     return trainer_lib.experiment_from_spec(run_config, hparams, trainer_lib.ExperimentSpec(
         model_name, problem.name, None, train_steps=train_steps, eval_steps=eval_steps,
         decode_hparams=decode_hparams, additional_exporters=exporters, **experiment_kwargs))

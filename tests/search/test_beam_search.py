@@ -370,3 +370,27 @@ def test_decode_length_may_be_a_tensor():
         _table_fn(tables, 3), tf.zeros([2], tf.int32), 3, tf.constant(3), 4, 0.6))
     np.testing.assert_array_equal(tensor_ids, ids)
     np.testing.assert_allclose(tensor_scores, scores, rtol=1e-6)
+
+
+@pytest.mark.parametrize("beam_size", [1, 2])
+def test_eos_inside_a_forced_prefix_does_not_end_the_sequence(beam_size):
+    """A PrefixLM prompt ends with its inputs' EOS: decoding goes on after it."""
+    steps = [3, EOS, 2, EOS, 4]  # the best token of each step (the first two: a prompt)
+    table = np.eye(5, dtype=np.float32)[steps] * 10.0
+
+    def fn(ids, i, states):
+        return tf.tile(tf.gather(tf.constant(table), i)[None], [tf.shape(ids)[0], 1]), states
+
+    def decode(prefix_length):
+        initial = tf.zeros([2], tf.int32)
+        states = {"unused": tf.zeros([2, 1])}
+        if beam_size == 1:
+            return sampling.greedy_decode(fn, initial, 5, eos_id=EOS, states=states,
+                                          prefix_length=prefix_length)[0]
+        return beam_search.beam_search(fn, initial, beam_size, 5, 5, 0.6, states=states,
+                                       eos_id=EOS, prefix_length=prefix_length)[0][:, 0]
+
+    ids = _run(lambda: {"prompt": decode(2), "plain": decode(0)})
+    for row in range(2):  # [GO, ids..., 0s after the EOS that ends the sequence]
+        assert np.trim_zeros(ids["prompt"][row], "b").tolist() == [0, 3, EOS, 2, EOS]
+        assert np.trim_zeros(ids["plain"][row], "b").tolist() == [0, 3, EOS]

@@ -374,3 +374,43 @@ def test_seqio_itself_reads_the_cache(two_worker_cache, tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["equal"] and result["n"] == 75 and result["stats"]["examples"] == 75
+
+
+README = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir,
+                      "README.md")
+
+
+@pytest.mark.parametrize("runner", ["FlinkRunner", "SparkRunner", "DataflowRunner"])
+def test_readme_cluster_options_reach_the_beam_pipeline(runner, usr_dir, tmp_path,
+                                                        monkeypatch):
+    """The README's t2t-cache-tasks command for each cluster runner: its --pipeline_options
+    are the PipelineOptions the Beam pipeline is built with (no cluster is contacted)."""
+    import re
+
+    import apache_beam
+    from t2t.bin import t2t_cache_tasks
+    with open(README) as f:
+        documented = re.findall(r"t2t-cache-tasks [^\n]*\\\n\s*--pipeline_options=(\S+)",
+                                f.read())
+    value, = [v for v in documented if v.startswith("--runner=%s," % runner)]
+    built_with = []
+
+    class Stop(Exception):
+        pass
+
+    def pipeline(options=None, **kwargs):
+        built_with.append(options)
+        raise Stop()
+
+    monkeypatch.setattr(apache_beam, "Pipeline", pipeline)
+    flags.FLAGS.unparse_flags()
+    flags.FLAGS(["t2t-cache-tasks", "--t2t_usr_dir=" + usr_dir, "--tasks=cache_test_copy",
+                 "--output_cache_dir=%s" % tmp_path, "--pipeline_options=" + value])
+    try:
+        with pytest.raises(Stop):
+            t2t_cache_tasks.main(["t2t-cache-tasks"])
+    finally:
+        flags.FLAGS.unparse_flags()
+    options, = built_with
+    expected = dict(item[2:].split("=", 1) for item in value.split(","))
+    assert options.get_all_options(drop_default=True) == expected

@@ -18,6 +18,7 @@ from seqio_training_testing import BYTES, add_copy_tsv_task, write_copy_tsv
 from t2t_model_testing import EVAL, session
 
 TRAIN = tf.estimator.ModeKeys.TRAIN
+PREDICT = tf.estimator.ModeKeys.PREDICT
 _v1 = tf.compat.v1
 
 
@@ -179,3 +180,27 @@ def test_lm_task_without_inputs_trains_decoder_only(tmp_path):
             sess.run(_v1.global_variables_initializer())
             loss = sess.run(losses["training"])
     assert np.isfinite(loss) and loss > 0
+
+
+def test_decoder_only_predict_batches_continue_prompts_of_one_length(copy_task):
+    """PREDICT rows of a PrefixLM task: the inputs (with EOS) are the prompt, one prompt
+    length per batch, the rest of the row is what a decode is compared with."""
+    problem = TaskProblem("copy_tsv", {"inputs": 6, "targets": 6}, decoder_only=True)
+    hp = registry.hparams("transformer_tiny")
+    hp.batch_size, hp.use_fixed_batch_size = 3, True
+    examples = list(seqio.get_mixture_or_task("copy_tsv").get_dataset(
+        {"inputs": 6, "targets": 6}, split="validation", shuffle=False).as_numpy_iterator())
+    seen = []
+    for batch in problem.input_fn(PREDICT, hp):
+        prompts = batch["inputs"].numpy()[:, :, 0, 0]
+        assert prompts.shape[0] <= 3 and (prompts[:, -1] == 1).all() and (prompts > 0).all()
+        assert int(batch["decode_length"].numpy()) == 6 and "targets" not in batch
+        for prompt, rest in zip(prompts, batch["infer_targets"].numpy()[:, :, 0, 0]):
+            seen.append((prompt.tolist(), rest[:list(rest).index(1) + 1].tolist()))
+    assert sorted(seen) == sorted((e["inputs"].tolist(), e["targets"].tolist())
+                                  for e in examples)
+
+    row = {"decoder_target_tokens": tf.constant([7, 8, 1, 3, 1, 0]),
+           "decoder_causal_attention": tf.constant([1, 1, 1, 1, 0, 0])}
+    assert task_problem.prompt_of(row, "prefix_lm").numpy().tolist() == [7, 8, 1]
+    assert task_problem.prompt_of(row, "lm").numpy().tolist() == []
