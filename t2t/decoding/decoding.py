@@ -34,6 +34,8 @@ from t2t.core import errors
 from t2t.core import registry
 from t2t.core.hparam import HParams
 from t2t.core.progress import Progress
+from t2t.decoding.input_checks import (  # noqa: F401  (decoding's names)
+    _input_vocab_size, _is_integer, check_inputs, encode_input)
 from t2t.decoding.scoring import score_file  # noqa: F401  (decoding.score_file)
 from t2t.encoders import text_encoder
 
@@ -396,73 +398,6 @@ def decode_dev_sample(estimator, hparams, decode_hp, num_examples=5, checkpoint_
     return DevDecodeSummary(inputs, decodes, references, correct / num_decoded, num_decoded)
 
 
-# ---------------------------------------------------------------------------- input checks
-def _input_vocab_size(hparams, feature):
-    """How many ids the model's `feature` embedding holds (None if unknown)."""
-    sizes = getattr(hparams.problem_hparams, "vocab_size", None) or {}
-    size = sizes.get(feature) if isinstance(sizes, dict) else None
-    if size is None:
-        size = getattr(hparams.problem_hparams.vocabulary.get(feature), "vocab_size", None)
-    return size
-
-
-def _is_integer(token):
-    try:
-        int(token)
-    except ValueError:
-        return False
-    return True
-
-
-def encode_input(vocabulary, text, vocab_size=None):
-    """The ids of one input; ValueError with a one-line reason for text the model cannot take.
-
-    A plain `TextEncoder` (the algorithmic problems) reads space-separated integers, so its
-    errors name the token:
-
-        encode_input(text_encoder.TextEncoder(), "0 1 1", vocab_size=4)   # [2, 3, 3]
-        encode_input(text_encoder.TextEncoder(), "0 x", vocab_size=4)
-        # ValueError: token 'x' is not a number; inputs are space-separated tokens 0..1
-        encode_input(text_encoder.TextEncoder(), "0 5", vocab_size=4)
-        # ValueError: token '5' is outside the vocabulary; inputs are ... tokens 0..1
-    """
-    numeric = type(vocabulary) is text_encoder.TextEncoder  # pylint: disable=unidiomatic-typecheck
-    reserved = vocabulary.num_reserved_ids if numeric else 0
-    expected = ("inputs are space-separated tokens 0..%d" % (vocab_size - reserved - 1)
-                if numeric and vocab_size else "")
-    if numeric:
-        for token in text.split():
-            if not _is_integer(token):
-                raise ValueError("token %r is not a number; %s" % (token, expected or
-                                 "inputs are space-separated integers"))
-    try:
-        ids = vocabulary.encode(text)
-    except (ValueError, KeyError, UnicodeError) as error:
-        raise ValueError("cannot be encoded (%s)" % str(error).strip()) from None
-    if vocab_size:
-        for position, id_ in enumerate(ids):
-            if not 0 <= id_ < vocab_size:
-                if numeric:
-                    raise ValueError("token %r is outside the vocabulary; %s" % (
-                        text.split()[position], expected))
-                raise ValueError("id %d is outside the vocabulary of %d ids" % (id_, vocab_size))
-    return ids
-
-
-def check_inputs(inputs, vocabulary, vocab_size, source, delimiter="\n"):
-    """UserError naming the first record of `inputs` (in file order) that cannot be encoded.
-
-        check_inputs(["0 1", "0 7"], text_encoder.TextEncoder(), 4, "in.txt")
-        # UserError: in.txt line 2: token '7' is outside the vocabulary; inputs are ...
-    """
-    what = "line" if delimiter == "\n" else "record"
-    for number, text in enumerate(inputs, 1):
-        try:
-            encode_input(vocabulary, text, vocab_size)
-        except ValueError as error:
-            raise errors.UserError("%s %s %d: %s" % (source, what, number, error)) from None
-
-
 # ---------------------------------------------------------------------------- file
 def _read_records(filename, delimiter="\n"):
     """The stripped records of a file, in order; the delimiter ending the last is dropped."""
@@ -666,13 +601,28 @@ _INTERACTIVE_HELP = (
     "  q                   (quit)")
 
 
-def _report_to_stderr(message):
+def report_to_stderr(message):
     sys.stderr.write(message + "\n")
     sys.stderr.flush()
 
 
+def typed_lines(read_line=input):
+    """(number, line) for each line read after a ">" prompt, numbered from 1, until the end
+    of input or "q"."""
+    number = 0
+    while True:
+        try:
+            line = read_line(">")
+        except EOFError:
+            return
+        number += 1
+        if line == "q":
+            return
+        yield number, line
+
+
 def _interactive_input_fn(hparams, decode_hp, read_line=input, say=print,
-                          report=_report_to_stderr):
+                          report=report_to_stderr):
     """Yield {"inputs": int32 [num_samples, L, 1, 1], "decode_length": int32} per line read.
 
     Commands: "q" quits, "ns=<n>" sets the number of samples, "dl=<n>" the decode length
@@ -687,15 +637,7 @@ def _interactive_input_fn(hparams, decode_hp, read_line=input, say=print,
     vocab_size = _input_vocab_size(hparams, "inputs" if has_input else "targets")
     say(_INTERACTIVE_HELP % (num_samples, decode_length, decode_hp.extra_length,
                              "source_string" if has_input else "target_prefix"))
-    number = 0
-    while True:
-        try:
-            line = read_line(">")
-        except EOFError:
-            return
-        number += 1
-        if line == "q":
-            return
+    for number, line in typed_lines(read_line):
         if line[:3] in ("ns=", "dl="):
             try:
                 value = int(line[3:])
@@ -725,7 +667,7 @@ def _interactive_input_fn(hparams, decode_hp, read_line=input, say=print,
 
 
 def decode_interactively(estimator, hparams, decode_hp, checkpoint_path=None, read_line=input,
-                         write=print, say=print, report=_report_to_stderr):
+                         write=print, say=print, report=report_to_stderr):
     """Read inputs from the terminal (`read_line`) and `write` each decode.
 
     With return_beams every beam is written as `"<decode>"\\tScore:<score>`. The help banner

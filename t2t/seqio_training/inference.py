@@ -22,7 +22,6 @@ the split's order; `decode_lines(...)` does the same for input lines of a file,
 "input<TAB>target" line (t2t-decoder --score_file).
 """
 import os
-import sys
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -346,14 +345,9 @@ def decode_lines(estimator, problem, task_name: str, lines: Sequence[str],
     return predictions
 
 
-def _report_to_stderr(message):
-    sys.stderr.write(message + "\n")
-    sys.stderr.flush()
-
-
 def decode_interactively(estimator, problem, task_name: str,
                          checkpoint_path: Optional[str] = None, read_line=input, write=print,
-                         say=print, report=_report_to_stderr) -> int:
+                         say=print, report=decoding.report_to_stderr) -> int:
     """Decode lines typed in the terminal (`read_line`), writing each post-processed output.
 
     "q" (or the end of input) quits. A line the task's vocabulary cannot encode or longer
@@ -369,15 +363,7 @@ def decode_interactively(estimator, problem, task_name: str,
     typed = {}
 
     def batches():
-        number = 0
-        while True:
-            try:
-                line = read_line(">")
-            except EOFError:
-                return
-            number += 1
-            if line == "q":
-                return
+        for number, line in decoding.typed_lines(read_line):
             try:
                 ids = _line_ids(problem, task, line, strict=True)
             except ValueError as error:
