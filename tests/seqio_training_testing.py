@@ -2,6 +2,7 @@
 
     paths = write_copy_tsv(tmp_path, {"train": 400, "validation": 16})
     add_copy_tsv_task("copy_tsv", paths)      # inputs/targets: bytes, exact_match metric
+    copy_tasks_module("cli_copy", paths)      # the same task as a --module_import module
 """
 import random
 
@@ -42,3 +43,35 @@ def add_copy_tsv_task(name, paths, metric_fns=(seqio.metrics.exact_match,)):
         output_features=FEATURES, metric_fns=list(metric_fns))
 
 
+
+
+_TASKS_MODULE = '''
+import tensorflow as tf
+from t2t import seqio
+
+BYTES = seqio.ByteVocabulary()
+
+
+def parse_tsv(line):
+    fields = tf.strings.split(line, "\\t")
+    return {"inputs": fields[0], "targets": fields[1]}
+
+
+def upper(text, example=None, is_target=False):
+    return text.upper()
+
+
+seqio.TaskRegistry.add(
+    %(name)r, seqio.TextLineDataSource(%(paths)r),
+    preprocessors=[seqio.map_over_dataset(parse_tsv), seqio.preprocessors.tokenize,
+                   seqio.preprocessors.append_eos],
+    output_features={"inputs": seqio.Feature(BYTES), "targets": seqio.Feature(BYTES)},
+    postprocess_fn=upper, metric_fns=[seqio.metrics.exact_match])
+'''
+
+
+def copy_tasks_module(name, paths):
+    """The source of a module registering the copy task `name` over {split: path}, with an
+    upper-casing postprocessor (so decodes show they went through it), for the programs'
+    --module_import."""
+    return _TASKS_MODULE % {"name": name, "paths": dict(paths)}

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from seqio_training_testing import write_copy_tsv
+from seqio_training_testing import copy_tasks_module, write_copy_tsv
 
 BIN = os.path.dirname(sys.executable)
 TRAINER, DECODER = os.path.join(BIN, "t2t-trainer"), os.path.join(BIN, "t2t-decoder")
@@ -18,30 +18,6 @@ STEPS = 200
 HPARAMS = ("hidden_size=64,filter_size=128,num_hidden_layers=2,num_heads=4,batch_size=1024,"
            "learning_rate_warmup_steps=100,learning_rate_constant=0.5,"
            "layer_prepostprocess_dropout=0.0,attention_dropout=0.0,relu_dropout=0.0")
-
-TASKS_MODULE = '''
-import tensorflow as tf
-from t2t import seqio
-
-BYTES = seqio.ByteVocabulary()
-
-
-def parse_tsv(line):
-    fields = tf.strings.split(line, "\\t")
-    return {"inputs": fields[0], "targets": fields[1]}
-
-
-def upper(text, example=None, is_target=False):
-    return text.upper()
-
-
-seqio.TaskRegistry.add(
-    "dec_copy", seqio.TextLineDataSource(%(paths)r),
-    preprocessors=[seqio.map_over_dataset(parse_tsv), seqio.preprocessors.tokenize,
-                   seqio.preprocessors.append_eos],
-    output_features={"inputs": seqio.Feature(BYTES), "targets": seqio.Feature(BYTES)},
-    postprocess_fn=upper, metric_fns=[seqio.metrics.exact_match])
-'''
 
 
 def run(program, args, env, stdin=None):
@@ -54,7 +30,7 @@ def trained(tmp_path_factory):
     """A decoder-only model trained STEPS steps by t2t-trainer, evaluated every 100."""
     root = tmp_path_factory.mktemp("seqio_dec")
     paths = write_copy_tsv(root, {"train": 2000, "validation": 16})
-    (root / "dec_tasks.py").write_text(TASKS_MODULE % {"paths": paths})
+    (root / "dec_tasks.py").write_text(copy_tasks_module("dec_copy", paths))
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     model_dir = root / "model"
     trained = run(TRAINER, task_args(model_dir) + [

@@ -8,34 +8,12 @@ import sys
 
 import pytest
 
+from seqio_training_testing import copy_tasks_module
+
 BIN = os.path.dirname(sys.executable)
 TRAINER, DECODER = os.path.join(BIN, "t2t-trainer"), os.path.join(BIN, "t2t-decoder")
 TIMEOUT = 300
 TINY = "hidden_size=16,filter_size=32,num_hidden_layers=1,num_heads=2,batch_size=256"
-
-TASKS_MODULE = '''
-import tensorflow as tf
-from t2t import seqio
-
-BYTES = seqio.ByteVocabulary()
-
-
-def parse_tsv(line):
-    fields = tf.strings.split(line, "\\t")
-    return {"inputs": fields[0], "targets": fields[1]}
-
-
-def upper(text, example=None, is_target=False):
-    return text.upper()
-
-
-seqio.TaskRegistry.add(
-    "cli_copy", seqio.TextLineDataSource({"train": %(train)r, "validation": %(validation)r}),
-    preprocessors=[seqio.map_over_dataset(parse_tsv), seqio.preprocessors.tokenize,
-                   seqio.preprocessors.append_eos],
-    output_features={"inputs": seqio.Feature(BYTES), "targets": seqio.Feature(BYTES)},
-    postprocess_fn=upper, metric_fns=[seqio.metrics.exact_match])
-'''
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +25,7 @@ def workspace(tmp_path_factory):
         path = root / ("%s.tsv" % split)
         path.write_text("".join("%s\t%s\n" % (w, w) for w in words))
         splits[split] = str(path)
-    (root / "cli_tasks.py").write_text(TASKS_MODULE % splits)
+    (root / "cli_tasks.py").write_text(copy_tasks_module("cli_copy", splits))
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return root, env
 

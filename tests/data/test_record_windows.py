@@ -80,7 +80,7 @@ def test_same_windows_as_the_per_example_dataset():
             np.testing.assert_array_equal(got_features[name], value, err_msg=name)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(lengths=st.lists(st.tuples(st.integers(0, 14), st.integers(1, 14)), min_size=1,
                         max_size=60),
        token_batching=st.sampled_from(["buckets", "sorted"]),
