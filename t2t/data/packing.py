@@ -24,7 +24,7 @@ indexing. No custom C++ ops are needed and the output depends only on the input 
 Like T2T, an example longer than `length` in some feature is truncated to `length`
 tokens in that feature (its tail is lost); examples with no tokens at all are dropped.
 """
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 import tensorflow as tf
@@ -35,6 +35,9 @@ import tensorflow as tf
 DEFAULT_WINDOW_SIZE = 1024
 
 _LENGTH_SUFFIX = "__packing_length"
+
+# (sizes [N, K], K capacities) -> int [N] row of each example (rows numbered 0, 1, ...).
+RowAssigner = Callable[[np.ndarray, List[int]], np.ndarray]
 
 
 def padding_sentinel(dtype):
@@ -145,13 +148,15 @@ def _first_fit_decreasing(sizes: np.ndarray, capacity) -> np.ndarray:
     return rows
 
 
-def packing_plan(lengths: np.ndarray, length):
+def packing_plan(lengths: np.ndarray, length, assign_rows: Optional[RowAssigner] = None):
     """Where each example of a window goes: row, segment id and offsets.
 
     Args:
       lengths: int array [N, K], example lengths per packed feature (may exceed `length`:
         they are truncated).
       length: row length: an int, or K ints (one per feature).
+      assign_rows: `(sizes [M, K], capacities) -> row of each example`, for the examples
+        with tokens (sizes clipped to the capacities); default first-fit-decreasing.
 
     Returns:
       (row [N], segment [N], offsets [N, K], num_rows) as int64 numpy values. `row` is -1
@@ -171,7 +176,8 @@ def packing_plan(lengths: np.ndarray, length):
     placed = np.flatnonzero(lengths.max(axis=1) > 0) if num_dims else np.zeros(0, np.int64)
     if placed.size == 0:
         return row, segment, offsets, np.int64(0)
-    raw_rows = _first_fit_decreasing(lengths[placed], length)
+    raw_rows = (assign_rows or _first_fit_decreasing)(
+        lengths[placed], _capacities(length, num_dims))
     num_rows = int(raw_rows.max()) + 1
     # Renumber rows by their first (lowest-index) example, so rows come out roughly in
     # input order rather than longest-first, which would correlate length with position.
@@ -193,13 +199,15 @@ def packing_plan(lengths: np.ndarray, length):
     return row, segment, offsets, np.int64(num_rows)
 
 
-def pack_rows(lengths: np.ndarray, values: Sequence[np.ndarray], length):
+def pack_rows(lengths: np.ndarray, values: Sequence[np.ndarray], length,
+              assign_rows: Optional[RowAssigner] = None):
     """Packs a window of examples into rows, in NumPy.
 
     Args:
       lengths: int array [N, K], each example's length per feature.
       values: K arrays [N, M_k]; example i's tokens of feature k are values[k][i, :len].
       length: row length: an int, or K ints (one per feature).
+      assign_rows: the row planner, as for `packing_plan`.
 
     Returns:
       A list of 3K arrays [R, length_k]: for each feature its tokens, segment ids (int64)
@@ -211,7 +219,7 @@ def pack_rows(lengths: np.ndarray, values: Sequence[np.ndarray], length):
     lengths = np.asarray(lengths, np.int64)
     capacities = _capacities(length, lengths.shape[1])
     lengths = np.minimum(lengths, np.asarray(capacities, np.int64))
-    row, segment, offsets, num_rows = packing_plan(lengths, capacities)
+    row, segment, offsets, num_rows = packing_plan(lengths, capacities, assign_rows)
     packed = []
     for column, feature in enumerate(values):
         length = capacities[column]

@@ -138,12 +138,11 @@ def pack_greedy(values: Sequence[np.ndarray], capacities: Sequence[int],
     return _scatter(values, lengths, rows, num_rows, capacities)
 
 
-def _scatter(values, lengths, rows, num_rows, capacities, segments=None):
+def _scatter(values, lengths, rows, num_rows, capacities):
     """Rows of tokens, segment ids and positions from a plan; 3K int32 arrays [R, cap_k].
 
-    `rows` must be nondecreasing (example i's tokens follow those of i - 1 in its row).
-    `segments` gives each example's segment id, the same in every feature; without it
-    they are seqio's `cumsum(position == 0) * (token != 0)` per feature.
+    `rows` must be nondecreasing (example i's tokens follow those of i - 1 in its row);
+    segment ids are seqio's `cumsum(position == 0) * (token != 0)` per feature.
     """
     # First example of each example's row.
     is_start = np.ones(rows.size, bool)
@@ -164,12 +163,7 @@ def _scatter(values, lengths, rows, num_rows, capacities, segments=None):
         positions[slot] = position
         tokens = tokens.reshape(num_rows, cap)
         positions = positions.reshape(num_rows, cap)
-        if segments is None:
-            segment_ids = np.cumsum(positions == 0, axis=1, dtype=np.int32) * (tokens != 0)
-        else:
-            segment_ids = np.zeros(num_rows * cap, np.int32)
-            segment_ids[slot] = segments[example]
-            segment_ids = segment_ids.reshape(num_rows, cap)
+        segment_ids = np.cumsum(positions == 0, axis=1, dtype=np.int32) * (tokens != 0)
         out += [tokens, segment_ids.astype(np.int32), positions]
     return out
 
@@ -279,31 +273,9 @@ def pack_first_fit(lengths: np.ndarray, values: Sequence[np.ndarray],
     come in the order of their first example and keep the input order inside a row,
     where example j is segment j (from 1) in every feature.
     """
-    if len(capacities) != 2:
-        packed = t2t_packing.pack_rows(lengths, values, list(capacities))
-        return [np.asarray(a, np.int32) for a in packed]
-    lengths = np.asarray(lengths, np.int64)
-    placed = np.flatnonzero(lengths.max(axis=1) > 0)
-    if placed.size == 0:
-        return [np.zeros([0, c], np.int32) for c in capacities for _ in range(3)]
-    raw = pair_rows(lengths[placed], capacities)
-    num_rows = int(raw.max()) + 1
-    # Renumber rows by their lowest example, so rows come out roughly in input order
-    # rather than largest-first (which would correlate length with position).
-    first_member = np.full(num_rows, placed.size, np.int64)
-    np.minimum.at(first_member, raw, np.arange(placed.size))
-    renumber = np.empty(num_rows, np.int64)
-    renumber[np.argsort(first_member, kind="stable")] = np.arange(num_rows)
-    rows = renumber[raw]
-    by_row = np.argsort(rows, kind="stable")  # input order inside each row
-    rows = rows[by_row]
-    chosen = placed[by_row]
-    is_start = np.ones(rows.size, bool)
-    is_start[1:] = rows[1:] != rows[:-1]
-    segments = np.arange(rows.size) - np.maximum.accumulate(
-        np.where(is_start, np.arange(rows.size), 0)) + 1
-    return _scatter([v[chosen] for v in values], lengths[chosen], rows, num_rows,
-                    capacities, segments=segments)
+    assign_rows = pair_rows if len(capacities) == 2 else None
+    packed = t2t_packing.pack_rows(lengths, values, list(capacities), assign_rows)
+    return [np.asarray(a, np.int32) for a in packed]
 
 
 def _validate(dataset, feature_lengths, use_custom_ops):
