@@ -12,6 +12,7 @@ import tensorflow as tf
 
 from t2t.core import random_seed, registry
 from t2t.core import usr_dir
+from t2t.core.modes import ModeKeys
 from t2t.encoders import text_encoder
 from t2t.model import model_hparams
 from t2t.model import t2t_model
@@ -109,7 +110,7 @@ def trained_model(tmp_path_factory):
     registry.problem(PROBLEM).generate_data(data_dir, str(root / "tmp"))
     hparams = make_hparams(data_dir)
     estimator = make_estimator(hparams, model_dir)
-    input_fn = hparams.problem.make_estimator_input_fn(tf.estimator.ModeKeys.TRAIN, hparams)
+    input_fn = hparams.problem.make_estimator_input_fn(ModeKeys.TRAIN, hparams)
     estimator.train(input_fn, max_steps=TRAIN_STEPS)
     _TRAINED.update(usr_dir=usr_path, data_dir=data_dir, model_dir=model_dir)
     return dict(_TRAINED)

@@ -35,6 +35,7 @@ import os
 from absl import flags, logging
 
 from t2t.bin import cli
+from t2t.core.modes import ModeKeys
 
 cli.quiet_tensorflow_logs()
 
@@ -263,7 +264,7 @@ def main(argv):
     except tf.errors.DataLossError as error:
         if FLAGS.decode_from_file or FLAGS.decode_interactive:
             raise
-        split = "test" if FLAGS.eval_use_test_set else tf.estimator.ModeKeys.EVAL
+        split = "test" if FLAGS.eval_use_test_set else ModeKeys.EVAL
         raise shard_check.explain_data_loss(
             error, hparams.problem.data_files(hparams.data_dir, split),
             problem_name=FLAGS.problem, data_dir=hparams.data_dir) from None

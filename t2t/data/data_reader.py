@@ -266,7 +266,7 @@ def input_fn(dataset, filepattern, skip_random_fraction_when_training,
       batch_size_multiplier: the problem's `batch_size_multiplier` (scales bucket lengths).
       max_length: the problem's `max_length(hparams)` (examples longer are dropped when
         training, or in eval with `hparams.eval_drop_long_sequences`).
-      mode: a `tf.estimator.ModeKeys` value.
+      mode: a `ModeKeys` value.
       hparams: model hparams (batch_size, min_length, max_length, buckets, ...).
       data_dir: unused, for T2T compatibility.
       params: Estimator params; `use_tpu`, `batch_size` (TPU) and `num_shards` are read.

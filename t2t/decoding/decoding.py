@@ -33,13 +33,14 @@ from t2t.core import atomic_files
 from t2t.core import errors
 from t2t.core import registry
 from t2t.core.hparam import HParams
+from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
 from t2t.decoding.input_checks import (  # noqa: F401  (decoding's names)
     _input_vocab_size, _is_integer, check_inputs, encode_input)
 from t2t.decoding.scoring import score_file  # noqa: F401  (decoding.score_file)
 from t2t.encoders import text_encoder
 
-_PREDICT = tf.estimator.ModeKeys.PREDICT
+_PREDICT = ModeKeys.PREDICT
 
 # Default decode batch size for decode_from_file (T2T's).
 DEFAULT_FILE_BATCH_SIZE = 32

@@ -9,6 +9,7 @@ import tensorflow as tf
 
 from t2t.core import errors
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
 from t2t.encoders import text_encoder
 
@@ -53,7 +54,7 @@ def score_file(filename, model_name, hparams, checkpoint_path, encoders=None):
         if has_inputs:
             inputs_ph = tf.compat.v1.placeholder(tf.int32, [None], name="inputs")
             features["inputs"] = tf.reshape(inputs_ph, [1, -1, 1, 1])
-        model = model_cls(hparams, tf.estimator.ModeKeys.EVAL)
+        model = model_cls(hparams, ModeKeys.EVAL)
         _, losses = model(features)
         saver = tf.compat.v1.train.Saver()
         with tf.compat.v1.Session(graph=graph) as sess:

@@ -27,10 +27,11 @@ import tensorflow as tf
 
 from t2t.core import errors
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 
 _v1 = tf.compat.v1
-_TRAIN = tf.estimator.ModeKeys.TRAIN
-_EVAL = tf.estimator.ModeKeys.EVAL
+_TRAIN = ModeKeys.TRAIN
+_EVAL = ModeKeys.EVAL
 INPUT_NAMES = ("input_word_ids", "input_mask", "input_type_ids")
 
 

@@ -30,8 +30,8 @@ from t2t.layers.modality_type import ModalityType  # noqa: F401  (re-exported, a
 from t2t.layers.shape_utils import shape_list, to_float
 
 _v1 = tf.compat.v1
-_TRAIN = "train"  # tf.estimator.ModeKeys.TRAIN
-_PREDICT = "infer"  # tf.estimator.ModeKeys.PREDICT
+_TRAIN = "train"  # ModeKeys.TRAIN
+_PREDICT = "infer"  # ModeKeys.PREDICT
 
 
 def _shared_embedding(model_hparams):

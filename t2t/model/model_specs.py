@@ -16,6 +16,7 @@ import os
 import tensorflow as tf
 from absl import logging
 
+from t2t.core.modes import ModeKeys
 from t2t.evaluation import metric_ops
 from t2t.layers import common_layers
 from t2t.model import model_summaries
@@ -44,14 +45,14 @@ def estimator_spec_train(model, loss, num_async_replicas=1, use_tpu=False):
         if hparams.get("tpu_enable_host_call"):
             host_call = model_summaries.create_host_call(hparams.get("model_dir"))
         model_summaries.remove_summaries()
-        return _TPUEstimatorSpec(tf.estimator.ModeKeys.TRAIN, loss=loss, train_op=train_op,
+        return _TPUEstimatorSpec(ModeKeys.TRAIN, loss=loss, train_op=train_op,
                                  host_call=host_call, scaffold_fn=scaffold_fn)
     if warm_start_from:
         initialize_from_ckpt(warm_start_from, hparams)
     if hparams.get("warm_start_from_second"):
         # A second checkpoint, e.g. a pre-trained decoder next to a pre-trained encoder.
         initialize_from_ckpt(hparams.warm_start_from_second, hparams)
-    return tf.estimator.EstimatorSpec(tf.estimator.ModeKeys.TRAIN, loss=loss,
+    return tf.estimator.EstimatorSpec(ModeKeys.TRAIN, loss=loss,
                                       train_op=train_op)
 
 
@@ -103,7 +104,7 @@ def estimator_spec_eval(model, features, logits, labels, loss, losses_dict, use_
             save_steps=1, output_dir=eval_dir, summary_op=summary_op))
     if hasattr(problem, "eval_hooks"):
         evaluation_hooks += list(problem.eval_hooks(features, logits, hparams) or [])
-    return tf.estimator.EstimatorSpec(tf.estimator.ModeKeys.EVAL, predictions=predictions,
+    return tf.estimator.EstimatorSpec(ModeKeys.EVAL, predictions=predictions,
                                       eval_metric_ops=eval_metrics,
                                       evaluation_hooks=evaluation_hooks, loss=loss)
 
@@ -123,7 +124,7 @@ def _tpu_estimator_spec_eval(model, problem, logits, labels, loss):
     if hparams.get("tpu_enable_host_call"):
         host_call = model_summaries.create_host_call(hparams.get("model_dir"))
     model_summaries.remove_summaries()
-    return _TPUEstimatorSpec(tf.estimator.ModeKeys.EVAL, loss=loss, host_call=host_call,
+    return _TPUEstimatorSpec(ModeKeys.EVAL, loss=loss, host_call=host_call,
                              eval_metrics=(metric_fn, [logits, labels]))
 
 
@@ -201,9 +202,9 @@ def estimator_spec_predict(model, features, use_tpu=False):
         if model.hparams.get("tpu_enable_host_call"):
             host_call = model_summaries.create_host_call(model.hparams.get("model_dir"))
         model_summaries.remove_summaries()
-        return _TPUEstimatorSpec(tf.estimator.ModeKeys.PREDICT, predictions=predictions,
+        return _TPUEstimatorSpec(ModeKeys.PREDICT, predictions=predictions,
                                  host_call=host_call, export_outputs=export_outputs)
-    return tf.estimator.EstimatorSpec(tf.estimator.ModeKeys.PREDICT, predictions=predictions,
+    return tf.estimator.EstimatorSpec(ModeKeys.PREDICT, predictions=predictions,
                                       export_outputs=export_outputs)
 
 

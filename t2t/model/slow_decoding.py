@@ -5,7 +5,7 @@ Both decoders work for every model whose body reads shifted targets (Transformer
 O(n^2). Models with a cache (the Transformer's fast decoding) override
 `T2TModel._greedy_infer` / `_beam_decode` instead.
 
-    model = registry.model("transformer")(hp, tf.estimator.ModeKeys.PREDICT, p_hp)
+    model = registry.model("transformer")(hp, ModeKeys.PREDICT, p_hp)
     out = slow_greedy_infer(model, {"inputs": ids}, decode_length=5)   # ids [2, 4, 1, 1]
     out["outputs"].shape     # [2, <=9] int32: at most input length + decode_length
     out["scores"].shape      # [2]: log-probability of each output, up to its first EOS

@@ -10,7 +10,7 @@ modality (`bottom`), runs the body, turns its output into logits (`top`) and a l
 
     hp = registry.hparams("transformer_tiny")
     p_hp = model_hparams.test_problem_hparams(input_vocab_size=6, target_vocab_size=6)
-    model = MyModel(hp, tf.estimator.ModeKeys.TRAIN, p_hp)
+    model = MyModel(hp, ModeKeys.TRAIN, p_hp)
     logits, losses = model({"inputs": ids, "targets": ids})   # ids: int32 [B, L, 1, 1]
     logits.shape                 # [B, L, 1, 1, 6]
     losses["training"]           # scalar: sum(token xent) / sum(token weights)
@@ -32,6 +32,7 @@ from absl import logging
 
 from t2t.core import registry
 from t2t.core.hparam import HParams
+from t2t.core.modes import ModeKeys
 from t2t.layers import common_layers
 from t2t.layers import modalities
 from t2t.model import model_hparams
@@ -51,9 +52,9 @@ create_host_call = model_summaries.create_host_call
 remove_summaries = model_summaries.remove_summaries
 initialize_from_ckpt = model_specs.initialize_from_ckpt
 
-_TRAIN = tf.estimator.ModeKeys.TRAIN
-_EVAL = tf.estimator.ModeKeys.EVAL
-_PREDICT = tf.estimator.ModeKeys.PREDICT
+_TRAIN = ModeKeys.TRAIN
+_EVAL = ModeKeys.EVAL
+_PREDICT = ModeKeys.PREDICT
 
 # Target modalities that are classified, not generated: no beam search, one decode step.
 _CLASSIFICATION_MODALITIES = frozenset(
@@ -133,7 +134,7 @@ class T2TModel:
     Args:
       hparams: model HParams (copied; the copy gets `mode`, and outside TRAIN every
         hparam ending in "dropout" and `label_smoothing` are 0).
-      mode: a `tf.estimator.ModeKeys` value.
+      mode: a `ModeKeys` value.
       problem_hparams: the Problem's hparams (`modality`, `vocab_size`, ...); defaults to
         `hparams.problem_hparams`. Without them bottom, top and loss are passthroughs.
       data_parallelism: a T2T-style `Parallelism` (`.n`, `dp(fn, *list_args)`); default one

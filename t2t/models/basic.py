@@ -1,7 +1,7 @@
 """A basic fully-connected model: flatten the inputs, then dense + ReLU layers.
 
     hp = registry.hparams("basic_fc_small")          # 2 layers of 256 units
-    model = BasicFcRelu(hp, tf.estimator.ModeKeys.TRAIN, problem_hparams)
+    model = BasicFcRelu(hp, ModeKeys.TRAIN, problem_hparams)
     # features["inputs"]: images [B, 28, 28, 1] (IMAGE modality) or any fixed-size input;
     # features["targets"]: class labels [B, 1, 1, 1] (CLASS_LABEL modality)
     logits, losses = model(features)                 # logits [B, 1, 1, 1, num_classes]

@@ -1,7 +1,7 @@
 """LSTM sequence-to-sequence models (with and without attention), as T2T 1.15.7's lstm.py.
 
     hp = registry.hparams("lstm_seq2seq")            # 2 layers of 128 units
-    model = LSTMSeq2seq(hp, tf.estimator.ModeKeys.TRAIN, problem_hparams)
+    model = LSTMSeq2seq(hp, ModeKeys.TRAIN, problem_hparams)
     logits, losses = model({"inputs": ids_in, "targets": ids_out})   # [B, L, 1, 1, vocab]
 
 The encoder reads the inputs reversed (Sutskever et al.); its final state starts the
@@ -18,6 +18,7 @@ import warnings
 import tensorflow as tf
 
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.layers import common_attention
 from t2t.layers import common_hparams
 from t2t.layers import common_layers
@@ -330,7 +331,7 @@ class _LSTMModel(t2t_model.T2TModel):
 
     @property
     def _train(self):
-        return self._hparams.mode == tf.estimator.ModeKeys.TRAIN
+        return self._hparams.mode == ModeKeys.TRAIN
 
 
 @registry.register_model

@@ -1,7 +1,7 @@
 """The Transformer ("Attention Is All You Need"), with T2T 1.15.7's names and hparams sets.
 
     hp = registry.hparams("transformer_tiny")            # 2 layers, d=128, 4 heads
-    model = Transformer(hp, tf.estimator.ModeKeys.TRAIN, problem_hparams)
+    model = Transformer(hp, ModeKeys.TRAIN, problem_hparams)
     logits, losses = model({"inputs": ids_in, "targets": ids_out})
     # ids [B, L, 1, 1] int32 -> logits [B, L_out, 1, 1, vocab]
 

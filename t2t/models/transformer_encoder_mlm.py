@@ -21,13 +21,14 @@ the masked positions, and so do the eval metrics (accuracy = masked-token accura
 `TransformerEncoderMlm.encode_ids(word_ids, input_mask, type_ids)` builds the same encoder
 on plain int ids (the TF Hub encoder export and its tests use it):
 
-    model = TransformerEncoderMlm(hparams, tf.estimator.ModeKeys.EVAL)
+    model = TransformerEncoderMlm(hparams, ModeKeys.EVAL)
     out = model.encode_ids(ids, mask, type_ids)   # int32 [B, L] each
     out["pooled_output"], out["sequence_output"], out["encoder_outputs"]
 """
 import tensorflow as tf
 
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.layers import common_attention
 from t2t.layers import common_layers
 from t2t.layers import modalities
@@ -36,7 +37,7 @@ from t2t.models import transformer
 from t2t.optim import optimize as optimize_lib
 
 _v1 = tf.compat.v1
-_PREDICT = tf.estimator.ModeKeys.PREDICT
+_PREDICT = ModeKeys.PREDICT
 
 
 def mlm_encode(embedded, type_ids, hparams):

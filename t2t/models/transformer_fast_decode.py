@@ -5,7 +5,7 @@ values are projected once (`k_encdec` / `v_encdec`); each layer keeps the self-a
 keys and values of the positions decoded so far (`k` / `v`, [B, heads, i, d/heads]), so a
 step embeds only the newest id and runs the decoder on one position:
 
-    model = registry.model("transformer")(hp, tf.estimator.ModeKeys.PREDICT, p_hp)
+    model = registry.model("transformer")(hp, ModeKeys.PREDICT, p_hp)
     out = transformer_fast_decode(model, {"inputs": ids}, decode_length=5)  # ids [2, 4, 1, 1]
     out["outputs"].shape    # [2, <=9] int32 (input length + 5 at most); 0s after EOS
     out["scores"].shape     # [2]: log-probability of each output up to its first EOS

@@ -2,7 +2,7 @@
 
     hp = registry.hparams("transformer_span_tiny")
     add_problem_hparams(hp, "tydiqa")
-    model = TransformerSpan(hp, tf.estimator.ModeKeys.TRAIN)
+    model = TransformerSpan(hp, ModeKeys.TRAIN)
     outputs, losses = model({"inputs": ids [B, L, 1, 1], "input_mask": [B, L],
                              "segment_ids": [B, L], "start_position": [B],
                              "end_position": [B], "answer_type": [B]})
@@ -32,6 +32,7 @@ from absl import logging
 
 from t2t.core import errors
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.layers import common_attention
 from t2t.layers import common_layers
 from t2t.model import model_specs
@@ -39,7 +40,7 @@ from t2t.model import t2t_model
 from t2t.models import transformer
 
 _v1 = tf.compat.v1
-_PREDICT = tf.estimator.ModeKeys.PREDICT
+_PREDICT = ModeKeys.PREDICT
 NUM_ANSWER_TYPES = 5
 _NEG = -10000.0
 _HASH_PRIMES = (31, 43, 59, 61, 73, 97, 103, 113, 137, 149, 157, 173, 181, 193, 211, 223)
@@ -137,7 +138,7 @@ class TransformerSpan(t2t_model.T2TModel):
             metrics["metrics-%s/%s_accuracy" % (self.hparams.problem.name, label)] = (
                 _v1.metrics.accuracy(tf.reshape(tf.cast(features[label], tf.int32), [-1]),
                                      predicted))
-        return tf.estimator.EstimatorSpec(tf.estimator.ModeKeys.EVAL, loss=loss,
+        return tf.estimator.EstimatorSpec(ModeKeys.EVAL, loss=loss,
                                           eval_metric_ops=metrics, predictions=logits)
 
     def estimator_spec_train(self, loss, num_async_replicas=1, use_tpu=False):

@@ -32,6 +32,7 @@ from absl import logging
 
 from t2t.core import errors
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
 from t2t.encoders import text_encoder
 from t2t.evaluation.metrics import Metrics
@@ -39,7 +40,7 @@ from t2t.layers.modality_type import ModalityType
 from t2t.problems import problem
 from t2t.problems import text2text
 
-_TRAIN = tf.estimator.ModeKeys.TRAIN
+_TRAIN = ModeKeys.TRAIN
 
 CLS, SEP, MASK = "[CLS]", "[SEP]", "[MASK]"
 SPECIAL_TOKENS = (CLS, SEP, MASK)

@@ -8,8 +8,9 @@ from absl import logging
 import tensorflow as tf
 
 from t2t.core.hparam import HParams
+from t2t.core.modes import ModeKeys
 
-_PREDICT = tf.estimator.ModeKeys.PREDICT
+_PREDICT = ModeKeys.PREDICT
 
 
 def default_model_hparams():

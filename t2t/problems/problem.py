@@ -15,7 +15,7 @@ as a `tf.data.Dataset` of feature dicts:
     p = registry.problem("my_copy")
     p.training_filepaths("/d", 2, shuffled=True)
     # ['/d/my_copy-train-00000-of-00002', '/d/my_copy-train-00001-of-00002']
-    ds = p.dataset(tf.estimator.ModeKeys.EVAL, data_dir="/d")
+    ds = p.dataset(ModeKeys.EVAL, data_dir="/d")
     next(iter(ds))["inputs"]            # <tf.Tensor: [5, 1], dtype=int64>
 
 `registry.problem("my_copy_rev")` gives the same Problem with inputs and targets
@@ -32,6 +32,7 @@ import tensorflow as tf
 
 from t2t.core import errors
 from t2t.core.hparam import HParams
+from t2t.core.modes import ModeKeys
 from t2t.data import data_reader, generator_utils, shard_check
 from t2t.data.record_windows import RecordWindows
 from t2t.encoders import text_encoder
@@ -40,9 +41,9 @@ from t2t.problems.preprocessing import (  # noqa: F401  (T2T's names in problem.
     _hparam, default_model_hparams, preprocess_example_common, preprocessing_is_identity)
 from t2t.problems.spaces import DatasetSplit, SpaceID, TaskID  # noqa: F401
 
-_TRAIN = tf.estimator.ModeKeys.TRAIN
-_EVAL = tf.estimator.ModeKeys.EVAL
-_PREDICT = tf.estimator.ModeKeys.PREDICT
+_TRAIN = ModeKeys.TRAIN
+_EVAL = ModeKeys.EVAL
+_PREDICT = ModeKeys.PREDICT
 
 
 def _read_files(data_files, load, shuffle_files):
@@ -440,7 +441,7 @@ class Problem:
         """A Dataset of feature dicts read from this problem's files.
 
         Args:
-          mode: tf.estimator.ModeKeys; picks the files (PREDICT reads dev).
+          mode: ModeKeys; picks the files (PREDICT reads dev).
           data_dir: the folder holding the data files.
           num_threads: parallel calls for decoding (default: autotuned).
           output_buffer_size: elements to prefetch at the end (default: autotuned).
@@ -618,7 +619,7 @@ class Problem:
         """Batched features for an Estimator, via `data_reader.input_fn`.
 
         Args:
-          mode: tf.estimator.ModeKeys.
+          mode: ModeKeys.
           hparams: model hparams.
           data_dir: data folder; default hparams.data_dir.
           params: Estimator params (may hold "batch_size" on TPU).

@@ -6,7 +6,7 @@ Model tests ported from T2T build a model without a dataset:
     p_hparams = problem_hparams.test_problem_hparams(vocab_size, vocab_size, hparams)
     p_hparams.modality      # {"inputs": "symbol", "targets": "symbol"}
     p_hparams.vocab_size    # {"inputs": vocab_size, "targets": vocab_size}
-    model = lstm.LSTMSeq2seq(hparams, tf.estimator.ModeKeys.TRAIN, p_hparams)
+    model = lstm.LSTMSeq2seq(hparams, ModeKeys.TRAIN, p_hparams)
 
 T2T's module also registered hparams-only problems for TIMIT audio and Penn Treebank
 parsing (no data generators, and modalities t2t does not have); t2t leaves them out.

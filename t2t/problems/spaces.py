@@ -3,14 +3,14 @@
 `t2t.problems.problem` re-exports them, their T2T home:
 `problem.SpaceID.EN_TOK == 3`, `problem.DatasetSplit.EVAL == "eval"`.
 """
-import tensorflow as tf
+from t2t.core.modes import ModeKeys
 
-_TRAIN = tf.estimator.ModeKeys.TRAIN
-_EVAL = tf.estimator.ModeKeys.EVAL
+_TRAIN = ModeKeys.TRAIN
+_EVAL = ModeKeys.EVAL
 
 
 class DatasetSplit:
-    """Names of the data splits; also the mode names of `tf.estimator.ModeKeys`."""
+    """Names of the data splits; also the mode names of `ModeKeys`."""
     TRAIN = _TRAIN  # "train"
     EVAL = _EVAL    # "eval"; its files are named "-dev"
     TEST = "test"

@@ -36,6 +36,7 @@ from t2t.core import atomic_files
 from t2t.core import download
 from t2t.core import errors
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
 from t2t.data import generator_utils
 from t2t.encoders import text_encoder
@@ -50,8 +51,8 @@ from t2t.tydiqa import windows
 URL_BASE = "https://storage.googleapis.com/tydiqa/v1.0/"
 TRAIN_FILENAME = "tydiqa-v1.0-train.jsonl.gz"
 DEV_FILENAME = "tydiqa-v1.0-dev.jsonl.gz"
-_PREDICT = tf.estimator.ModeKeys.PREDICT
-_TRAIN = tf.estimator.ModeKeys.TRAIN
+_PREDICT = ModeKeys.PREDICT
+_TRAIN = ModeKeys.TRAIN
 
 
 class CodepointTextEncoder(text_encoder.TextEncoder):

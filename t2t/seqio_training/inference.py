@@ -31,6 +31,7 @@ from absl import logging
 from t2t.core import atomic_files
 from t2t.core import errors
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
 from t2t.data import data_reader
 from t2t.decoding import decoding
@@ -40,7 +41,7 @@ from t2t.seqio_training import task_problem as task_problem_lib
 from t2t.training import trainer_lib
 
 EOS_ID = 1
-_PREDICT = tf.estimator.ModeKeys.PREDICT
+_PREDICT = ModeKeys.PREDICT
 
 
 def _until_eos(ids) -> List[int]:
@@ -199,7 +200,7 @@ def checkpoint_score_fn(model_name: str, hparams, checkpoint_path: str,
             ds = _batched_model_features(arrays, problem, batch_size, with_targets=True)
             features = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()
             index = features.pop("index")
-            model = registry.model(model_name)(hparams, tf.estimator.ModeKeys.EVAL)
+            model = registry.model(model_name)(hparams, ModeKeys.EVAL)
             logits, _ = model(dict(features))
             targets = tf.squeeze(features["targets"], [2, 3])
             logits = tf.reshape(logits, tf.concat([tf.shape(targets), [-1]], 0))

@@ -7,7 +7,7 @@ feature converter and rename the converter's features to the ones t2t models kno
 
     problem = TaskProblem("copy_and_reverse", {"inputs": 32, "targets": 32}, pack=True)
     problem.get_hparams().vocab_size          # {"inputs": 259, "targets": 259}  (bytes)
-    ds = problem.dataset(tf.estimator.ModeKeys.TRAIN, hparams)
+    ds = problem.dataset(ModeKeys.TRAIN, hparams)
     # {"inputs": int32 [32], "inputs_segmentation": [32], "inputs_position": [32],
     #  "targets": [32], "targets_segmentation": [32], "targets_position": [32]}
 
@@ -37,14 +37,15 @@ from typing import Mapping, Optional
 import tensorflow as tf
 
 from t2t.core import errors
+from t2t.core.modes import ModeKeys
 from t2t.data import data_reader
 from t2t.layers.modalities import ModalityType
 from t2t.problems import problem as problem_lib
 import t2t.seqio.dataset_providers as dataset_providers
 import t2t.seqio.feature_converters as feature_converters
 
-_TRAIN = tf.estimator.ModeKeys.TRAIN
-_PREDICT = tf.estimator.ModeKeys.PREDICT
+_TRAIN = ModeKeys.TRAIN
+_PREDICT = ModeKeys.PREDICT
 
 CONVERTER_KINDS = ("encdec", "lm", "prefix_lm")
 

@@ -28,11 +28,12 @@ from absl import logging
 
 from t2t.core import errors
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.decoding import decoding
 from t2t.serving import vocab_ops
 
 _v1 = tf.compat.v1
-_PREDICT = tf.estimator.ModeKeys.PREDICT
+_PREDICT = ModeKeys.PREDICT
 
 STRING_SIGNATURE = "serving_default"
 EXAMPLE_SIGNATURE = "serialized_example"

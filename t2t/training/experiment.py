@@ -31,6 +31,7 @@ import tensorflow as tf
 from absl import logging
 
 from t2t.core import errors
+from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
 from t2t.training import run_config as run_config_lib
 
@@ -489,7 +490,7 @@ class T2TExperiment:
 
     def _train_eval_input_fn(self):
         problem = self._hparams.problem
-        return problem.make_estimator_input_fn(tf.estimator.ModeKeys.EVAL, self._hparams,
+        return problem.make_estimator_input_fn(ModeKeys.EVAL, self._hparams,
                                                dataset_kwargs={"dataset_split": "train"})
 
     def run_std_server(self):

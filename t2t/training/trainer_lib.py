@@ -37,6 +37,7 @@ from t2t.core import atomic_files
 from t2t.core import errors
 from t2t.core import hparam
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.model import model_hparams
 from t2t.model import t2t_model
 from t2t.training import experiment as experiment_lib
@@ -239,13 +240,13 @@ def _counting_model_fn(model_fn, count_tokens):
     """Wrap an Estimator model_fn so TRAIN records each replica's tokens and loss."""
 
     def model_fn_with_counters(features, labels, mode, params=None, config=None):
-        if mode == tf.estimator.ModeKeys.TRAIN and count_tokens:
+        if mode == ModeKeys.TRAIN and count_tokens:
             tf.compat.v1.add_to_collection(experiment_lib.TOKENS_COLLECTION,
                                            experiment_lib.count_tokens(features))
             tf.compat.v1.add_to_collection(experiment_lib.EXAMPLES_COLLECTION,
                                            experiment_lib.count_examples(features))
         spec = model_fn(features, labels, mode, params=params, config=config)
-        if mode == tf.estimator.ModeKeys.TRAIN and getattr(spec, "loss", None) is not None:
+        if mode == ModeKeys.TRAIN and getattr(spec, "loss", None) is not None:
             if count_tokens:
                 tf.compat.v1.add_to_collection(experiment_lib.LOSS_COLLECTION, spec.loss)
         return spec
@@ -431,11 +432,11 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
         use_guarantee_const_getter=spec.use_guarantee_const_getter)
 
     problem = hparams.problem
-    train_input_fn = problem.make_estimator_input_fn(tf.estimator.ModeKeys.TRAIN, hparams,
+    train_input_fn = problem.make_estimator_input_fn(ModeKeys.TRAIN, hparams,
                                                      data_dir=data_dir)
     eval_name = "test" if spec.eval_use_test_set else None
     eval_input_fn = problem.make_estimator_input_fn(
-        tf.estimator.ModeKeys.EVAL, hparams, data_dir=data_dir,
+        ModeKeys.EVAL, hparams, data_dir=data_dir,
         dataset_kwargs={"dataset_split": "test" if spec.eval_use_test_set else None})
 
     use_early_stopping = bool(spec.eval_early_stopping_steps)

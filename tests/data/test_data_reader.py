@@ -10,13 +10,14 @@ import pytest
 import tensorflow as tf
 from hypothesis import given, settings, strategies as st
 
+from t2t.core.modes import ModeKeys
 from t2t.data import batching, data_reader, windows
 from t2t.data import packing
 from t2t.layers import common_hparams
 
-TRAIN = tf.estimator.ModeKeys.TRAIN
-EVAL = tf.estimator.ModeKeys.EVAL
-PREDICT = tf.estimator.ModeKeys.PREDICT
+TRAIN = ModeKeys.TRAIN
+EVAL = ModeKeys.EVAL
+PREDICT = ModeKeys.PREDICT
 
 BOUNDARIES_256 = [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 22, 24, 26, 28, 30, 33,
                   36, 39, 42, 46, 50, 55, 60, 66, 72, 79, 86, 94, 103, 113, 124, 136, 149, 163,

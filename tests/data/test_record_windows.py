@@ -5,6 +5,7 @@ import pytest
 import tensorflow as tf
 from hypothesis import given, settings, strategies as st
 
+from t2t.core.modes import ModeKeys
 from t2t.data import data_reader, packing, windows
 from t2t.data.record_windows import RecordWindows
 from t2t.layers import common_hparams
@@ -36,7 +37,7 @@ def hparams(**values):
     return hp
 
 
-def batches(dataset, hp, mode=tf.estimator.ModeKeys.TRAIN):
+def batches(dataset, hp, mode=ModeKeys.TRAIN):
     out = data_reader.input_fn(dataset, "unused", False, True, 1, hp.max_length, mode, hp,
                                prevent_repeat=True)
     return sorted((tuple(f["inputs"].shape), tuple(f["targets"].shape),
@@ -84,7 +85,7 @@ def test_same_windows_as_the_per_example_dataset():
 @given(lengths=st.lists(st.tuples(st.integers(0, 14), st.integers(1, 14)), min_size=1,
                         max_size=60),
        token_batching=st.sampled_from(["buckets", "sorted"]),
-       mode=st.sampled_from([tf.estimator.ModeKeys.TRAIN, tf.estimator.ModeKeys.EVAL]))
+       mode=st.sampled_from([ModeKeys.TRAIN, ModeKeys.EVAL]))
 def test_input_fn_batches_equal_the_per_example_ones(lengths, token_batching, mode):
     # Tokens include 0 (a token inside a sequence, padding only after it).
     pairs = [([0] * a, [n % 5] * b) for n, (a, b) in enumerate(lengths)]

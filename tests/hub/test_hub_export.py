@@ -18,6 +18,7 @@ import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
 
 from t2t.core import errors, registry
+from t2t.core.modes import ModeKeys
 from t2t.hub import encoder as encoder_lib
 from t2t.hub import export as hub_export
 from t2t.models import transformer_encoder_mlm
@@ -214,7 +215,7 @@ def test_encoder_equals_the_t2t_model_on_the_same_ids(pipeline):
     graph = tf.Graph()
     with graph.as_default():
         model = transformer_encoder_mlm.TransformerEncoderMlm(hparams,
-                                                              tf.estimator.ModeKeys.EVAL)
+                                                              ModeKeys.EVAL)
         outputs = model.encode_ids(*[tf.constant(inputs[k]) for k in encoder_lib.INPUT_NAMES])
         saver = tf.compat.v1.train.Saver(tf.compat.v1.global_variables())
         rewrites = rewriter_config_pb2.RewriterConfig(disable_meta_optimizer=True)

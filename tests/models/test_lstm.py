@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.layers.modality_type import ModalityType
 from t2t.model import model_hparams
 from t2t.models import lstm
@@ -85,7 +86,7 @@ def test_model_builds_and_padding_changes_nothing(model_name, hparams_set):
     with tf.Graph().as_default():
         model = registry.model(model_name)(shrink(registry.hparams(hparams_set)), TRAIN,
                                            model_hparams.test_problem_hparams(4, 4))
-        model.set_mode(tf.estimator.ModeKeys.EVAL)  # no dropout: compare exactly
+        model.set_mode(ModeKeys.EVAL)  # no dropout: compare exactly
         tight_logits, losses = model({k: tf.constant(v) for k, v in tight.items()})
         loose_logits, _ = model({k: tf.constant(v) for k, v in loose.items()})
         assert tight_logits.shape.as_list() == [3, tight["targets"].shape[1], 1, 1, 4]

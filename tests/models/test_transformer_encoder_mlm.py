@@ -4,11 +4,12 @@ import tensorflow as tf
 from tensorflow.core.protobuf import config_pb2, rewriter_config_pb2
 
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.model import model_hparams
 from t2t.models import transformer_encoder_mlm
 
 VOCAB = 20
-TRAIN, EVAL = tf.estimator.ModeKeys.TRAIN, tf.estimator.ModeKeys.EVAL
+TRAIN, EVAL = ModeKeys.TRAIN, ModeKeys.EVAL
 _v1 = tf.compat.v1
 
 

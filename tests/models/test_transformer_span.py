@@ -5,6 +5,7 @@ import tensorflow as tf
 
 from t2t.core import errors, registry
 from t2t.core.hparam import HParams
+from t2t.core.modes import ModeKeys
 from t2t.models import transformer_span
 
 B, L = 4, 16
@@ -36,7 +37,7 @@ def features(seed=0):
             "answer_type": tf.constant([3] * B, tf.int32)}
 
 
-def build(name=None, mode=tf.estimator.ModeKeys.TRAIN):
+def build(name=None, mode=ModeKeys.TRAIN):
     hparams = registry.hparams("transformer_span_test")
     kwargs = {"name": name} if name else {}
     return transformer_span.TransformerSpan(hparams, mode, problem_hparams(), **kwargs)
@@ -83,7 +84,7 @@ def test_predict_has_no_loss():
         feats = features()
         for name in ("start_position", "end_position", "answer_type"):
             feats.pop(name)
-        outputs, losses = build(mode=tf.estimator.ModeKeys.PREDICT)(feats)
+        outputs, losses = build(mode=ModeKeys.PREDICT)(feats)
         assert set(outputs) == {"start_logits", "end_logits", "answer_type_logits"}
         with _v1.Session() as session:
             assert session.run(losses["training"]) == 0.0

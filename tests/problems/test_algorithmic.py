@@ -7,13 +7,14 @@ import pytest
 import tensorflow as tf
 
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.data import generator_utils
 from t2t.layers.modality_type import ModalityType
 from t2t.problems import algorithmic
 from t2t.problems import problem as problem_lib
 
-TRAIN = tf.estimator.ModeKeys.TRAIN
-EVAL = tf.estimator.ModeKeys.EVAL
+TRAIN = ModeKeys.TRAIN
+EVAL = ModeKeys.EVAL
 
 
 def _visible(directory):

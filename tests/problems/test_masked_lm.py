@@ -9,9 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from t2t.core import errors, registry
+from t2t.core.modes import ModeKeys
 from t2t.problems import masked_lm, problem
 
-TRAIN, EVAL = tf.estimator.ModeKeys.TRAIN, tf.estimator.ModeKeys.EVAL
+TRAIN, EVAL = ModeKeys.TRAIN, ModeKeys.EVAL
 WORDS = ("the a cat dog sat ran on under mat table big small red blue quickly slowly "
          "bird fish tree house").split()
 

@@ -8,14 +8,15 @@ import tensorflow as tf
 from t2t.core import errors
 from t2t.core import hparam
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.data import generator_utils
 from t2t.encoders import text_encoder
 from t2t.layers.modality_type import ModalityType
 from t2t.problems import problem as problem_lib
 
-TRAIN = tf.estimator.ModeKeys.TRAIN
-EVAL = tf.estimator.ModeKeys.EVAL
-PREDICT = tf.estimator.ModeKeys.PREDICT
+TRAIN = ModeKeys.TRAIN
+EVAL = ModeKeys.EVAL
+PREDICT = ModeKeys.PREDICT
 
 # Ten train examples of growing length and three dev ones; ids >= 2, EOS appended.
 TRAIN_CASES = [{"inputs": list(range(2, 3 + i)) + [1], "targets": [9] * (i + 1) + [1]}

@@ -3,6 +3,7 @@ transformer_test): problem hparams for a model body, without a dataset."""
 import numpy as np
 import tensorflow as tf
 
+from t2t.core.modes import ModeKeys
 from t2t.models import lstm, transformer
 from t2t.problems import problem_hparams
 
@@ -25,7 +26,7 @@ def test_models_build_on_them_as_in_t2t_tests():
         p_hparams = problem_hparams.test_problem_hparams(vocab_size, vocab_size, hparams)
         features = {"inputs": tf.constant(x, dtype=tf.int32),
                     "targets": tf.constant(y, dtype=tf.int32)}
-        model = lstm.LSTMSeq2seq(hparams, tf.estimator.ModeKeys.TRAIN, p_hparams)
+        model = lstm.LSTMSeq2seq(hparams, ModeKeys.TRAIN, p_hparams)
         logits, _ = model(features)
         # transformer_test's get_model: a decoder-only model by deleting "inputs".
         t_hparams = transformer.transformer_tiny()
@@ -33,7 +34,7 @@ def test_models_build_on_them_as_in_t2t_tests():
         t_p_hparams = problem_hparams.test_problem_hparams(10, 10, t_hparams)
         del t_p_hparams.modality["inputs"]
         t_hparams.problem_hparams = t_p_hparams
-        t_model = transformer.Transformer(t_hparams, tf.estimator.ModeKeys.TRAIN, t_p_hparams)
+        t_model = transformer.Transformer(t_hparams, ModeKeys.TRAIN, t_p_hparams)
         t_logits, _ = t_model({"targets": tf.constant(y, dtype=tf.int32)})
         with tf.compat.v1.Session() as session:
             session.run(tf.compat.v1.global_variables_initializer())

@@ -3,17 +3,17 @@ import os
 
 from hypothesis import given, settings, strategies as st
 import pytest
-import tensorflow as tf
 
 from t2t.core import errors
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.encoders import text_encoder
 from t2t.layers.modality_type import ModalityType
 from t2t.problems import problem as problem_lib
 from t2t.problems import text_problems
 
-TRAIN = tf.estimator.ModeKeys.TRAIN
-EVAL = tf.estimator.ModeKeys.EVAL
+TRAIN = ModeKeys.TRAIN
+EVAL = ModeKeys.EVAL
 
 SENTENCES = ["the cat sat on the mat", "a dog ran in the park", "the sun is hot today",
              "we read books at night", "birds sing in the morning", "rain falls on the roof"]

@@ -18,6 +18,7 @@ import tensorflow as tf
 from hypothesis import given, settings, strategies as st
 
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.data import generator_utils
 from t2t.encoders import text_encoder
 from t2t.problems import problem, text_problems, translate, translate_ende
@@ -464,7 +465,7 @@ def test_distill_problem_reads_teacher_predictions_as_targets(tmp_path):
         _TinyDistill().get_or_create_vocab(str(tmp_path), None)
 
     distill.generate_data(str(data_dir), str(tmp_path))
-    dataset = distill.dataset(tf.estimator.ModeKeys.EVAL, data_dir=str(data_dir),
+    dataset = distill.dataset(ModeKeys.EVAL, data_dir=str(data_dir),
                               shuffle_files=False)
     decoded = sorted((vocab.decode(ex["inputs"].numpy()[:-1].tolist()),
                       vocab.decode(ex["targets"].numpy()[:-1].tolist())) for ex in dataset)

@@ -11,6 +11,7 @@ import pytest
 import tensorflow as tf
 
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.data import generator_utils
 from t2t.problems import tydiqa
 from t2t.tydiqa import data
@@ -112,17 +113,17 @@ def test_same_seed_gives_byte_identical_records(codepoint_data, tmp_path):
 
 def test_datasets_for_the_model(codepoint_data):
     problem = registry.problem("tydiqa_codepoints_test_small")
-    train = next(iter(problem.dataset(tf.estimator.ModeKeys.TRAIN, codepoint_data)))
+    train = next(iter(problem.dataset(ModeKeys.TRAIN, codepoint_data)))
     assert "example_id" not in train and "byte_start" not in train
     assert train["inputs"].shape == [48]
     assert train["targets"].numpy().tolist() == [int(train["start_position"]),
                                                  int(train["end_position"]),
                                                  int(train["answer_type"])]
-    predict = next(iter(problem.dataset(tf.estimator.ModeKeys.PREDICT, codepoint_data)))
+    predict = next(iter(problem.dataset(ModeKeys.PREDICT, codepoint_data)))
     assert "targets" not in predict and predict["byte_start"].shape == [48]
     hparams = registry.hparams("transformer_span_test")
     hparams.data_dir = codepoint_data
-    features, labels = next(iter(problem.input_fn(tf.estimator.ModeKeys.EVAL, hparams)))
+    features, labels = next(iter(problem.input_fn(ModeKeys.EVAL, hparams)))
     assert features["inputs"].shape == [32, 48, 1, 1] or features["inputs"].shape[1:] == \
         [48, 1, 1]
     assert labels.shape[1:] == [3, 1, 1] and labels.dtype == tf.int32

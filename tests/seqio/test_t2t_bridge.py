@@ -5,6 +5,7 @@ import tensorflow as tf
 from t2t import seqio
 from t2t.core import errors
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.seqio.t2t_vocabulary import T2TVocabulary
 
 PROBLEM = "algorithmic_reverse_binary40_test"  # 1000 train / 100 dev examples of 0/1 digits
@@ -27,7 +28,7 @@ def test_problem_task_reads_the_problems_records(data_dir):
     assert sorted(task.splits) == ["train", "validation"]
     ours = as_lists(task.get_dataset(None, split="validation", shuffle=False))
     problem = registry.problem(PROBLEM)
-    theirs = as_lists(problem.dataset(tf.estimator.ModeKeys.EVAL, data_dir=data_dir,
+    theirs = as_lists(problem.dataset(ModeKeys.EVAL, data_dir=data_dir,
                                       shuffle_files=False))
     assert ours == theirs and len(ours) == 100
     vocab = task.output_features["targets"].vocabulary

@@ -10,6 +10,7 @@ import tensorflow as tf
 from t2t import seqio
 from t2t.core import errors
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.models import transformer
 from t2t.seqio_training import task_problem
 from t2t.seqio_training.task_problem import TaskProblem
@@ -17,8 +18,8 @@ from t2t.seqio_training.task_problem import TaskProblem
 from seqio_training_testing import BYTES, add_copy_tsv_task, write_copy_tsv
 from t2t_model_testing import EVAL, session
 
-TRAIN = tf.estimator.ModeKeys.TRAIN
-PREDICT = tf.estimator.ModeKeys.PREDICT
+TRAIN = ModeKeys.TRAIN
+PREDICT = ModeKeys.PREDICT
 _v1 = tf.compat.v1
 
 
