@@ -367,3 +367,91 @@ class Evaluator:
     def loggers(self) -> Tuple[loggers_lib.Logger, ...]:
         return tuple(self._loggers)
 
+
+
+class MetricCollection:
+    """The metric objects of one task and model output type, by name (`<Class>_<i>`),
+    merged together (clu.metrics.Collection as MetricManager uses it).
+
+        collection.FromMetricFun_0.values["mask"]     # a metric by its name
+        collection.merge(batch).compute()             # {name: metric.compute()}
+    """
+
+    def __init__(self, metrics: Mapping[str, Any]):
+        self._metrics = dict(metrics)
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["_metrics"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def metrics(self) -> Mapping[str, Any]:
+        return dict(self._metrics)
+
+    def merge(self, other: "MetricCollection") -> "MetricCollection":
+        return MetricCollection({name: metric.merge(other.metrics[name])
+                                 for name, metric in self._metrics.items()})
+
+    def compute(self) -> Mapping[str, Any]:
+        return {name: metric.compute() for name, metric in self._metrics.items()}
+
+
+class MetricManager:
+    """Metric objects updated batch by batch, for evaluations that run the model in
+    batches or shards (seqio 0.0.20's `evaluation.MetricManager`).
+
+        manager = MetricManager(tasks)
+        manager.initialize_metrics("copy", ModelOutputType.PREDICTION)
+        for examples, tokens, mask, indices_2d in batches:   # padded batches of any shard
+            batch = manager.from_model_output("copy", ModelOutputType.PREDICTION, examples,
+                                              tokens, task.output_features, mask=mask,
+                                              indices_2d=indices_2d)
+            manager.merge(batch, "copy", ModelOutputType.PREDICTION)
+        collection = manager.output_metrics_collections["copy"][ModelOutputType.PREDICTION]
+    A `CollectingMetric` in the collection then gives its values with `actual_compute(all
+    examples, features)`, any other metric with `compute()`.
+    """
+
+    def __init__(self, tasks: Sequence[Task]):
+        self.metric_registry = {}
+        self.output_metrics_collections = {}
+        for task in tasks:
+            by_type = {}
+            for metric_obj in task.metric_objs:
+                by_type.setdefault(metric_obj.model_output_type, []).append(metric_obj)
+            self.metric_registry[task.name] = {
+                output_type: {type(m).__name__ + "_%d" % i: type(m) for i, m in enumerate(objs)}
+                for output_type, objs in by_type.items()}
+            self.output_metrics_collections[task.name] = {}
+
+    def initialize_metrics(self, task_name: str, model_output_type: ModelOutputType):
+        """Start the task's metrics of this output type from empty ones."""
+        self.output_metrics_collections[task_name][model_output_type] = MetricCollection({
+            name: cls.empty()
+            for name, cls in self.metric_registry[task_name][model_output_type].items()})
+
+    def from_model_output(self, task_name: str, model_output_type: ModelOutputType,
+                          inputs: Sequence[Mapping[str, Any]], model_output: Any,
+                          features: Mapping[str, Any], target_field_name: str = "targets",
+                          mask: Optional[np.ndarray] = None,
+                          indices_2d: Optional[np.ndarray] = None) -> MetricCollection:
+        """The task's metrics of this output type on one batch (`mask` 0 = padding)."""
+        return MetricCollection({
+            name: cls.from_model_output(inputs=inputs, model_output=model_output,
+                                        features=features, target_field_name=target_field_name,
+                                        mask=mask, indices_2d=indices_2d)
+            for name, cls in self.metric_registry[task_name][model_output_type].items()})
+
+    def merge(self, metrics_collection: MetricCollection, task_name: str,
+              model_output_type: ModelOutputType):
+        """Add one batch's metrics to the task's."""
+        current = self.output_metrics_collections[task_name][model_output_type]
+        self.output_metrics_collections[task_name][model_output_type] = current.merge(
+            metrics_collection)
+
+    def host_gather_and_reduce(self, task_name: str, model_output_type: ModelOutputType):
+        """Across hosts in seqio (jax multihost); t2t evaluates in one process, whose
+        metrics are already complete, so they stay as they are."""
+        del task_name, model_output_type
