@@ -2,6 +2,7 @@
 PassthroughLegacyMetric) with seqio 0.0.20's semantics in numpy, padding removal, global
 sorting, merge properties, and sharded outputs giving the unsharded results."""
 import dataclasses
+import inspect
 
 import numpy as np
 import pytest
@@ -247,3 +248,35 @@ def test_collecting_merge_is_associative_with_empty_identity(batches):
     for key in ("model_output", "mask", "indices_2d"):
         np.testing.assert_array_equal(left.values[key], right.values[key])
     np.testing.assert_array_equal(left.values["model_output"], np.concatenate(batches))
+
+
+SEQIO_SIGNATURES = {  # read from seqio 0.0.20's metrics.py and evaluation.py
+    "Metric.from_model_output": "(inputs, model_output, features, target_field_name='targets', "
+                                "mask=None, indices_2d=None)",
+    "CollectingMetric.from_model_output": "(inputs, model_output, features, "
+                                          "target_field_name='targets', mask=None, "
+                                          "indices_2d=None)",
+    "CollectingMetric.actual_compute": "(self, task_dataset_as_numpy, task_output_features, "
+                                       "target_field_name='targets', cached_targets=None)",
+    "LegacyMetric.empty": "(metric_fn, postprocess_fn)",
+    "LegacyMetric.from_model_output": "(self, inputs, model_output, features, "
+                                      "target_field_name='targets', mask=None)",
+    "PassthroughLegacyMetric.from_metric_fn": "(metric_fn, postprocess_fn=None)",
+    "remove_padding_examples": "(model_output, indices_2d, mask)",
+    "globally_sort_model_output": "(model_output, indices_2d)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEQIO_SIGNATURES))
+def test_seqio_signatures(name):
+    obj = metrics
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    params = [p.replace(annotation=p.empty) for p in inspect.signature(obj).parameters.values()]
+    assert "(%s)" % ", ".join(str(p) for p in params) == SEQIO_SIGNATURES[name]
+
+
+def test_metric_manager_signature():
+    assert list(inspect.signature(seqio.evaluation.MetricManager.from_model_output).parameters
+                ) == ["self", "task_name", "model_output_type", "inputs", "model_output",
+                      "features", "target_field_name", "mask", "indices_2d"]
