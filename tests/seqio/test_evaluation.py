@@ -276,6 +276,29 @@ class ExactCount(metrics_lib.Metric):
                 "summary": metrics_lib.Text("%d of %d" % (self.matches, self.total))}
 
 
+@dataclasses.dataclass(frozen=True)
+class IntermediatesInOrder(metrics_lib.Metric):
+    """Whether each score's intermediate value came with it (SCORE_WITH_INTERMEDIATES)."""
+
+    in_order: bool = True
+    model_output_type: ModelOutputType = ModelOutputType.SCORE_WITH_INTERMEDIATES
+
+    @classmethod
+    def from_model_output(cls, inputs, model_output, features, target_field_name="targets",
+                          mask=None, indices_2d=None):
+        scores, intermediates = model_output
+        return cls(in_order=intermediates["index"].tolist() == list(range(len(scores)))
+                   and len(scores) == len(inputs))
+
+    def compute(self):
+        return {"intermediates_in_order": float(self.in_order)}
+
+
+def score_with_intermediates_fn(ds):
+    pairs = [(int(i), -1.0) for i, _ in ds.as_numpy_iterator()][::-1]
+    return pairs, {"index": [i for i, _ in pairs]}
+
+
 def plain_upper(text, example=None, is_target=False):
     del example, is_target
     return text.upper()
@@ -295,29 +318,34 @@ def test_task_with_metric_objs_evaluated_from_predictions_and_scores(tmp_path):
         postprocess_fn=plain_upper,
         metric_objs=[ExactCount.empty(),
                      metrics_lib.LegacyMetric.empty(hits, plain_upper),
-                     metrics_lib.PassthroughLegacyMetric.from_metric_fn(mean_score).empty()],
+                     metrics_lib.PassthroughLegacyMetric.from_metric_fn(mean_score).empty(),
+                     IntermediatesInOrder()],
         metric_fns=[metrics_lib.sequence_accuracy])
     RecordingLogger.calls.clear()
     evaluator = seqio.Evaluator("ev_objs", seqio.EncDecFeatureConverter(pack=False),
                                 logger_cls=[RecordingLogger], log_dir=str(tmp_path),
                                 async_compute_metrics=False)
     assert seqio.evaluation.needed_output_types(evaluator.eval_tasks) == {
-        ModelOutputType.PREDICTION, ModelOutputType.SCORE}
+        ModelOutputType.PREDICTION, ModelOutputType.SCORE,
+        ModelOutputType.SCORE_WITH_INTERMEDIATES}
     with pytest.raises(ValueError, match="ev_objs has score metrics: pass score_fn"):
         evaluator.evaluate(compute_metrics=True, predict_fn=oracle_predict_fn())
-    future, outputs = evaluator.evaluate(compute_metrics=True, step=3,
-                                         predict_fn=oracle_predict_fn(wrong_every=2),
-                                         score_fn=score_fn)
+    future, outputs = evaluator.evaluate(
+        compute_metrics=True, step=3, predict_fn=oracle_predict_fn(wrong_every=2),
+        score_fn=score_fn,
+        model_fns={ModelOutputType.SCORE_WITH_INTERMEDIATES: score_with_intermediates_fn})
     # Indices 0 and 2 predict "aq" and "eq"; each score is -(2 letters + EOS).
     assert future.result() == {"ev_objs": {
         "exact": 50.0, "summary": metrics_lib.Text("2 of 4"), "hits": 2,
-        "n": metrics_lib.Scalar(4), "mean_score": -3.0, "sequence_accuracy": 50.0}}
+        "n": metrics_lib.Scalar(4), "mean_score": -3.0, "intermediates_in_order": 1.0,
+        "sequence_accuracy": 50.0}}
     assert outputs["ev_objs"][ModelOutputType.SCORE] == [-3.0] * 4
     name, step, logged, inferences, targets = RecordingLogger.calls[-1]
     assert (name, step, targets) == ("ev_objs", 3, ["AB", "CD", "EF", "GH"])
     assert logged == {"exact": metrics_lib.Scalar(50.0), "summary": metrics_lib.Text("2 of 4"),
                       "hits": metrics_lib.Scalar(2), "n": metrics_lib.Scalar(4),
                       "mean_score": metrics_lib.Scalar(-3.0),
+                      "intermediates_in_order": metrics_lib.Scalar(1.0),
                       "sequence_accuracy": metrics_lib.Scalar(50.0)}
     assert inferences["output"] == ["aq", "cd", "eq", "gh"]
     assert inferences["prediction"] == ["AQ", "CD", "EQ", "GH"]
