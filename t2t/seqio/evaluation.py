@@ -314,7 +314,7 @@ class Evaluator:
         `_compute_clu_metrics`)."""
         task_dataset = self._cached_task_datasets[task.name]
         examples = list(task_dataset.as_numpy_iterator())
-        results, inferences, targets_and_inferences = {}, {}, None
+        results, inferences, targets = {}, {}, None
         for metric_obj in task.metric_objs:
             model_output = metrics_lib.model_output_arrays(
                 task_output[metric_obj.model_output_type])
@@ -329,13 +329,14 @@ class Evaluator:
                 value = metric.compute()
                 targets_and_inferences = getattr(metric, "targets_and_inferences", None)
             for key, val in (targets_and_inferences or {}).items():
-                if key != "targets":
+                if key == "targets":
+                    targets = val  # the last legacy metric's, as in seqio
+                else:
                     inferences[key] = val.tolist() if isinstance(val, np.ndarray) else val
             for key, val in value.items():
                 if key in results:
                     raise ValueError("Duplicate metric key '%s' in Task '%s'." % (key, task.name))
                 results[key] = val
-        targets = targets_and_inferences["targets"] if targets_and_inferences else None
         values = {k: v if isinstance(v, metrics_lib.MetricValue) else metrics_lib.Scalar(v)
                   for k, v in results.items()}
         for logger in self.loggers:

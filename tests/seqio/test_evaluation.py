@@ -352,6 +352,21 @@ def test_task_with_metric_objs_evaluated_from_predictions_and_scores(tmp_path):
     assert inferences["score"] == [-3.0] * 4
 
 
+def test_loggers_get_the_targets_when_the_last_metric_object_is_custom(tmp_path):
+    seqio.TaskRegistry.add(
+        "ev_last_custom", source(["ab", "cd"]), output_features=FEATURES,
+        preprocessors=[preprocessors.tokenize, preprocessors.append_eos],
+        metric_objs=[metrics_lib.LegacyMetric.empty(hits, None), ExactCount.empty()])
+    RecordingLogger.calls.clear()
+    evaluator = seqio.Evaluator("ev_last_custom", seqio.EncDecFeatureConverter(pack=False),
+                                logger_cls=[RecordingLogger], log_dir=str(tmp_path),
+                                async_compute_metrics=False)
+    evaluator.evaluate(compute_metrics=True, predict_fn=oracle_predict_fn())
+    _, _, logged, inferences, targets = RecordingLogger.calls[-1]
+    assert targets == ["ab", "cd"] and inferences["prediction"] == ["ab", "cd"]
+    assert logged["exact"] == metrics_lib.Scalar(100.0)
+
+
 def test_sharded_batches_with_padding_give_the_evaluator_results():
     """seqio's MetricManager: outputs of two shards in padded batches of 3, merged in any
     order, give what the Evaluator gives on the whole split."""
