@@ -17,9 +17,10 @@ names and cache file format, on t2t's stack (no jax, jaxlib, clu or pyglove):
 t2t additions: `T2TVocabulary` (any t2t text encoder or T2T vocab file) and
 `add_t2t_problem_task` (a registered T2T Problem's generated data as a Task), so T2T
 datasets and SeqIO tasks mix in one Mixture; fast packing without custom ops.
-Evaluation: `Evaluator` (each task of a mixture on its own, `metric_fns` with
-`(targets, predictions)` / `(targets, scores)`), loggers (`TensorBoardLogger`, `JSONLogger`,
-...) and `metrics` value classes. Not here yet: `experimental`, `helpers`,
+Evaluation: `Evaluator` (each task of a mixture on its own; `metric_fns` with
+`(targets, predictions)` / `(targets, scores)` and metric objects, `metric_objs`), loggers
+(`TensorBoardLogger`, `JSONLogger`, ...) and `metrics` (value classes, `Metric`,
+`LegacyMetric`, `PassthroughLegacyMetric`, ... in numpy). Not here yet: `experimental`, `helpers`,
 `PyGloveTunableMixture`. seqio's Beam cache writer (`seqio_cache_tasks`) is `t2t-cache-tasks`
 (`t2t.seqio.beam_utils`, `t2t.seqio.cache_tasks`; `pip install 't2t[beam]'`).
 """

@@ -32,6 +32,7 @@ import tensorflow as tf
 from absl import logging
 
 from t2t.core import registry as t2t_registry
+import t2t.seqio.metrics as metrics_lib
 import t2t.seqio.utils as utils
 from t2t.seqio.feature_converters import FeatureConverter
 from t2t.seqio.provider_registry import (  # noqa: F401  (seqio.dataset_providers names)
@@ -170,27 +171,19 @@ class Task(DatasetProviderBase):
 
     @functools.cached_property
     def metric_objs(self) -> Sequence[Any]:
-        """The metric objects given (seqio's CLU metrics are not part of t2t)."""
-        return list(self._metric_objs_constructor_args)
+        """The given `metric_objs`, then each of `metric_fns` as a PassthroughLegacyMetric."""
+        return list(self._metric_objs_constructor_args) + [
+            metrics_lib.PassthroughLegacyMetric.from_metric_fn(fn, self._postprocess_fn).empty()
+            for fn in self.metric_fns]
 
     @functools.cached_property
     def _all_metric_fns(self):
-        predict_fns, score_fns, predict_with_aux_fns = [], [], []
+        by_type = {t: [] for t in metrics_lib.ModelOutputType}
         for metric_fn in self._metric_fn_constructor_args:
-            pos_args = tuple(key for key, param in inspect.signature(metric_fn).parameters.items()
-                             if param.default == inspect.Parameter.empty
-                             and param.kind == inspect.Parameter.POSITIONAL_OR_KEYWORD)
-            if pos_args == ("targets", "predictions"):
-                predict_fns.append(metric_fn)
-            elif pos_args == ("targets", "scores"):
-                score_fns.append(metric_fn)
-            elif pos_args == ("targets", "predictions", "aux_values"):
-                predict_with_aux_fns.append(metric_fn)
-            else:
-                raise ValueError("Metric functions must have positional arguments matching "
-                                 "either ('targets', 'scores'), ('targets', 'predictions') or "
-                                 f"('targets', 'predictions', 'aux_values'). Got: {pos_args}")
-        return predict_fns, score_fns, predict_with_aux_fns
+            by_type[metrics_lib.metric_fn_output_type(metric_fn)].append(metric_fn)
+        return (by_type[metrics_lib.ModelOutputType.PREDICTION],
+                by_type[metrics_lib.ModelOutputType.SCORE],
+                by_type[metrics_lib.ModelOutputType.PREDICTION_WITH_AUX])
 
     @property
     def metric_fns(self) -> Sequence[Callable[..., Any]]:

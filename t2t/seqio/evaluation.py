@@ -13,22 +13,25 @@ may return its outputs in any order, keyed by example index:
                                           predict_fn=predict_fn, score_fn=score_fn)
     metrics.result()        # {"copy": {"exact_match": 87.5}, "reverse": {...}}
 
-Per task: predicted ids are decoded with the task's target vocabulary and post-processed
-(`task.postprocess_fn(text, example=ex, is_target=False)`); targets are the
-`targets_pretokenized` text when the task keeps it, else the decoded targets,
-post-processed with `is_target=True` (`evaluator.cached_targets`). `(targets,
-predictions)` metric functions get those; `(targets, scores)` ones the `score_fn` outputs;
-`(targets, predictions, aux_values)` ones the `predict_with_aux_fn` outputs. Each logger
-is then called with the task's metrics (plain numbers become `metrics.Scalar`).
+Per task, each of its `metric_objs` (its own, then each of its `metric_fns` as a
+`metrics.PassthroughLegacyMetric`) gets the outputs of the model function its
+`model_output_type` names, in example order: `metric.from_model_output(examples, outputs,
+task.output_features, target_field_name)`, then `actual_compute(...)` for a
+`CollectingMetric`, `compute()` otherwise. The legacy path decodes predicted ids with the
+task's target vocabulary and post-processes them (`task.postprocess_fn(text, example=ex,
+is_target=False)`); targets are the `targets_pretokenized` text when the task keeps it,
+else the decoded targets, post-processed with `is_target=True` (`evaluator.cached_targets`).
+Each logger is then called with the task's metrics (plain numbers become `metrics.Scalar`).
 
 Names, signatures, defaults and return values are seqio 0.0.20's (`evaluate` returns a
-Future of {task: {metric: value}} and {task: {ModelOutputType: outputs}}); seqio's CLU
-`metric_objs` are not supported (a task with only metric_objs is skipped with a warning).
+Future of {task: {metric: value}} and {task: {ModelOutputType: outputs}}). t2t also takes
+predictions of different lengths per example (a list of id lists).
 """
 import concurrent.futures
 import inspect
 import time
-from typing import (Any, Callable, Mapping, MutableMapping, Optional, Sequence, Tuple, Type)
+from typing import (Any, Callable, Mapping, MutableMapping, Optional, Sequence, Set, Tuple,
+                    Type)
 
 import numpy as np
 import tensorflow as tf
@@ -56,21 +59,25 @@ ModelFnCallable = Callable[..., Any]
 
 
 def get_valid_eval_tasks(tasks: Sequence[Task], split: str) -> Sequence[Task]:
-    """The tasks that have `split` and at least one metric function."""
+    """The tasks that have `split` and at least one metric (function or object)."""
     valid = []
     for task in tasks:
         if split not in task.splits:
             logging.info("Task %s has no '%s' split; skipping eval.", task.name, split)
             continue
-        if not task.metric_fns:
-            if task.metric_objs:
-                logging.warning("Task %s has only metric_objs (seqio's CLU metrics, not "
-                                "supported by t2t); skipping eval.", task.name)
-            else:
-                logging.info("Task %s has no metrics defined; skipping eval.", task.name)
+        if not task.metric_fns and not task.metric_objs:
+            logging.info("Task %s has no metrics defined; skipping eval.", task.name)
             continue
         valid.append(task)
     return valid
+
+
+def needed_output_types(tasks: Sequence[Task]) -> Set[ModelOutputType]:
+    """The model outputs the metrics of `tasks` need (t2t: which model functions to build).
+
+        needed_output_types(evaluator.eval_tasks)    # {ModelOutputType.PREDICTION}
+    """
+    return {metric.model_output_type for task in tasks for metric in task.metric_objs}
 
 
 def _sequence_length_of(value, dim):
@@ -127,6 +134,10 @@ def _call_model_fn(model_fn, dataset, model_feature_shapes):
                                for p in params.values()):
         return model_fn(dataset, model_feature_shapes)
     return model_fn(dataset)
+
+
+_MODEL_FN_ARGS = {ModelOutputType.PREDICTION: "predict_fn", ModelOutputType.SCORE: "score_fn",
+                  ModelOutputType.PREDICTION_WITH_AUX: "predict_with_aux_fn"}
 
 
 def _text(value):
@@ -257,19 +268,14 @@ class Evaluator:
         for task in self.eval_tasks:
             logging.info("Evaluating %s", task.name)
             all_output[task.name] = {}
-            for output_type, fns in ((ModelOutputType.PREDICTION, task.predict_metric_fns),
-                                     (ModelOutputType.SCORE, task.score_metric_fns),
-                                     (ModelOutputType.PREDICTION_WITH_AUX,
-                                      task.predict_with_aux_metric_fns)):
-                if not fns:
+            for metric_obj in task.metric_objs:
+                output_type = metric_obj.model_output_type
+                if output_type in all_output[task.name]:
                     continue
                 if output_type not in model_fns:
-                    raise ValueError("task %s has %s metric functions: pass %s to evaluate()"
-                                     % (task.name, ModelOutputType.to_str(output_type),
-                                        {ModelOutputType.PREDICTION: "predict_fn",
-                                         ModelOutputType.SCORE: "score_fn",
-                                         ModelOutputType.PREDICTION_WITH_AUX:
-                                         "predict_with_aux_fn"}[output_type]))
+                    raise ValueError("task %s has %s metrics: pass %s to evaluate()" % (
+                        task.name, ModelOutputType.to_str(output_type), _MODEL_FN_ARGS.get(
+                            output_type, "model_fns={%s: fn}" % output_type)))
                 all_output[task.name][output_type] = _sorted_outputs(_call_model_fn(
                     model_fns[output_type], self._cached_model_datasets[task.name],
                     self._model_feature_shapes))
@@ -304,44 +310,33 @@ class Evaluator:
 
     def _compute_metrics(self, task: Task, task_output, step: Optional[int] = None
                          ) -> TaskMetricsType:
-        """Decode, post-process, run the task's metric functions, call the loggers."""
-        field = self._target_field_name
-        targets = self._cached_targets[task.name]
+        """Run the task's metric objects on its outputs, call the loggers (seqio's
+        `_compute_clu_metrics`)."""
         task_dataset = self._cached_task_datasets[task.name]
         examples = list(task_dataset.as_numpy_iterator())
-        vocab = task.output_features[field].vocabulary
-        inferences, results = {}, {}
-
-        def decode_and_postprocess(token_lists):
-            outputs, predictions = [], []
-            for example, tokens in zip(examples, token_lists):
-                text = _text(vocab.decode([int(t) for t in np.reshape(tokens, [-1])]))
-                outputs.append(text)
-                predictions.append(task.postprocess_fn(text, example=example, is_target=False))
-            return outputs, predictions
-
-        task_metrics = []
-        if ModelOutputType.PREDICTION in task_output:
-            outputs, predictions = decode_and_postprocess(task_output[ModelOutputType.PREDICTION])
-            inferences["output"], inferences["prediction"] = outputs, predictions
-            task_metrics += [fn(targets, predictions) for fn in task.predict_metric_fns]
-        if ModelOutputType.SCORE in task_output:
-            scores = task_output[ModelOutputType.SCORE]
-            inferences["score"] = [np.asarray(s).tolist() for s in scores]
-            task_metrics += [fn(targets, scores) for fn in task.score_metric_fns]
-        if ModelOutputType.PREDICTION_WITH_AUX in task_output:
-            tokens, aux = task_output[ModelOutputType.PREDICTION_WITH_AUX]
-            outputs, predictions = decode_and_postprocess(tokens)
-            inferences.setdefault("output", outputs)
-            inferences.setdefault("prediction", predictions)
-            inferences["aux_value"] = aux
-            task_metrics += [fn(targets, predictions, aux)
-                             for fn in task.predict_with_aux_metric_fns]
-        for metric in task_metrics:
-            for key, value in metric.items():
+        results, inferences, targets = {}, {}, None
+        for metric_obj in task.metric_objs:
+            model_output = metrics_lib.model_output_arrays(
+                task_output[metric_obj.model_output_type])
+            metric = metric_obj.from_model_output(examples, model_output, task.output_features,
+                                                  self._target_field_name)
+            if isinstance(metric, metrics_lib.CollectingMetric):
+                value, targets_and_inferences = metric.actual_compute(
+                    examples, task.output_features, self._target_field_name,
+                    self._cached_targets[task.name])
+                self._cached_targets[task.name] = targets_and_inferences["targets"]
+            else:
+                value = metric.compute()
+                targets_and_inferences = getattr(metric, "targets_and_inferences", None)
+            for key, val in (targets_and_inferences or {}).items():
+                if key == "targets":
+                    targets = val  # the last legacy metric's, as in seqio
+                else:
+                    inferences[key] = val.tolist() if isinstance(val, np.ndarray) else val
+            for key, val in value.items():
                 if key in results:
                     raise ValueError("Duplicate metric key '%s' in Task '%s'." % (key, task.name))
-                results[key] = value
+                results[key] = val
         values = {k: v if isinstance(v, metrics_lib.MetricValue) else metrics_lib.Scalar(v)
                   for k, v in results.items()}
         for logger in self.loggers:
@@ -373,3 +368,91 @@ class Evaluator:
     def loggers(self) -> Tuple[loggers_lib.Logger, ...]:
         return tuple(self._loggers)
 
+
+
+class MetricCollection:
+    """The metric objects of one task and model output type, by name (`<Class>_<i>`),
+    merged together (clu.metrics.Collection as MetricManager uses it).
+
+        collection.FromMetricFun_0.values["mask"]     # a metric by its name
+        collection.merge(batch).compute()             # {name: metric.compute()}
+    """
+
+    def __init__(self, metrics: Mapping[str, Any]):
+        self._metrics = dict(metrics)
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["_metrics"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def metrics(self) -> Mapping[str, Any]:
+        return dict(self._metrics)
+
+    def merge(self, other: "MetricCollection") -> "MetricCollection":
+        return MetricCollection({name: metric.merge(other.metrics[name])
+                                 for name, metric in self._metrics.items()})
+
+    def compute(self) -> Mapping[str, Any]:
+        return {name: metric.compute() for name, metric in self._metrics.items()}
+
+
+class MetricManager:
+    """Metric objects updated batch by batch, for evaluations that run the model in
+    batches or shards (seqio 0.0.20's `evaluation.MetricManager`).
+
+        manager = MetricManager(tasks)
+        manager.initialize_metrics("copy", ModelOutputType.PREDICTION)
+        for examples, tokens, mask, indices_2d in batches:   # padded batches of any shard
+            batch = manager.from_model_output("copy", ModelOutputType.PREDICTION, examples,
+                                              tokens, task.output_features, mask=mask,
+                                              indices_2d=indices_2d)
+            manager.merge(batch, "copy", ModelOutputType.PREDICTION)
+        collection = manager.output_metrics_collections["copy"][ModelOutputType.PREDICTION]
+    A `CollectingMetric` in the collection then gives its values with `actual_compute(all
+    examples, features)`, any other metric with `compute()`.
+    """
+
+    def __init__(self, tasks: Sequence[Task]):
+        self.metric_registry = {}
+        self.output_metrics_collections = {}
+        for task in tasks:
+            by_type = {}
+            for metric_obj in task.metric_objs:
+                by_type.setdefault(metric_obj.model_output_type, []).append(metric_obj)
+            self.metric_registry[task.name] = {
+                output_type: {type(m).__name__ + "_%d" % i: type(m) for i, m in enumerate(objs)}
+                for output_type, objs in by_type.items()}
+            self.output_metrics_collections[task.name] = {}
+
+    def initialize_metrics(self, task_name: str, model_output_type: ModelOutputType):
+        """Start the task's metrics of this output type from empty ones."""
+        self.output_metrics_collections[task_name][model_output_type] = MetricCollection({
+            name: cls.empty()
+            for name, cls in self.metric_registry[task_name][model_output_type].items()})
+
+    def from_model_output(self, task_name: str, model_output_type: ModelOutputType,
+                          inputs: Sequence[Mapping[str, Any]], model_output: Any,
+                          features: Mapping[str, Any], target_field_name: str = "targets",
+                          mask: Optional[np.ndarray] = None,
+                          indices_2d: Optional[np.ndarray] = None) -> MetricCollection:
+        """The task's metrics of this output type on one batch (`mask` 0 = padding)."""
+        return MetricCollection({
+            name: cls.from_model_output(inputs=inputs, model_output=model_output,
+                                        features=features, target_field_name=target_field_name,
+                                        mask=mask, indices_2d=indices_2d)
+            for name, cls in self.metric_registry[task_name][model_output_type].items()})
+
+    def merge(self, metrics_collection: MetricCollection, task_name: str,
+              model_output_type: ModelOutputType):
+        """Add one batch's metrics to the task's."""
+        current = self.output_metrics_collections[task_name][model_output_type]
+        self.output_metrics_collections[task_name][model_output_type] = current.merge(
+            metrics_collection)
+
+    def host_gather_and_reduce(self, task_name: str, model_output_type: ModelOutputType):
+        """Across hosts in seqio (jax multihost); t2t evaluates in one process, whose
+        metrics are already complete, so they stay as they are."""
+        del task_name, model_output_type

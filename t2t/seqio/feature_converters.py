@@ -53,9 +53,10 @@ def _check_lengths(ds: tf.data.Dataset, expected_lengths: Mapping[str, int],
         if isinstance(v, tf.RaggedTensor):
             if strict:
                 lengths = v.row_lengths(axis) * tf.constant([1], dtype=tf.int64)
-                tf.debugging.assert_equal(
-                    tf.size(tf.unique(lengths)[0]), 1,
-                    "Strict length check requires all RaggedTensor dimensions to be equal")
+                tf.debugging.Assert(  # seqio's wording, with the row lengths' values
+                    tf.equal(tf.size(tf.unique(lengths)[0]), 1),
+                    ["Strict length check requires all RaggedTensor dimensions to be equal, "
+                     "got", v.row_lengths()], summarize=16)
             actual = v.bounding_shape(axis=axis, out_type=tf.int64)
         else:
             actual = tf.shape(v, out_type=tf.int64)[axis]

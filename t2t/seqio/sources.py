@@ -63,7 +63,8 @@ class DataSource(DatasetProviderBase):
     def __init__(self, splits: Iterable[str],
                  num_input_examples: Optional[Mapping[str, int]] = None,
                  caching_permitted: bool = True, performs_internal_shuffling: bool = False):
-        self._splits = tuple(splits)
+        # One name is one split (seqio's own tests write splits="validation").
+        self._splits = (splits,) if isinstance(splits, str) else tuple(splits)
         self._num_input_examples = (dict(num_input_examples)
                                     if num_input_examples is not None else None)
         self._caching_permitted = caching_permitted
@@ -173,7 +174,7 @@ class TfdsDataSource(DataSource):
                  caching_permitted: bool = True, decoders=None,
                  tfds_builder_kwargs: Optional[dict] = None, read_only: bool = False):
         if splits and not isinstance(splits, dict):
-            splits = {k: k for k in splits}
+            splits = {k: k for k in ([splits] if isinstance(splits, str) else splits)}
         self._tfds_dataset = utils.LazyTfdsLoader(
             tfds_name, data_dir=tfds_data_dir,
             split_map=splits if isinstance(splits, dict) else None, decoders=decoders,

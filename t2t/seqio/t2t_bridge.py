@@ -89,7 +89,8 @@ def add_t2t_problem_task(problem: Union[str, Any], data_dir: str, name: Optional
                          shuffle_buffer_size: Optional[int] = dataset_providers.SHUFFLE_BUFFER_SIZE,
                          metric_fns: Optional[Sequence[Callable[..., Any]]] = None,
                          postprocess_fn: Optional[Callable[..., Any]] = None,
-                         register: bool = True) -> dataset_providers.Task:
+                         register: bool = True,
+                         metric_objs: Optional[Sequence[Any]] = None) -> dataset_providers.Task:
     """A Task over a T2T problem's generated data (registered unless `register=False`).
 
     Args:
@@ -99,7 +100,7 @@ def add_t2t_problem_task(problem: Union[str, Any], data_dir: str, name: Optional
       vocabulary: None keeps the problem's ids (features get `T2TVocabulary`s of its
         encoders); a Vocabulary (or {feature: Vocabulary}) re-tokenizes the text with it.
       preprocessors: more preprocessors, run after the bridge's own.
-      shuffle_buffer_size, metric_fns, postprocess_fn: as for `Task`.
+      shuffle_buffer_size, metric_fns, postprocess_fn, metric_objs: as for `Task`.
       register: add the task to `TaskRegistry`.
 
     Returns:
@@ -133,7 +134,7 @@ def add_t2t_problem_task(problem: Union[str, Any], data_dir: str, name: Optional
     task = dataset_providers.Task(
         name or problem.name, source, output_features,
         preprocessors=steps + list(preprocessors), postprocess_fn=postprocess_fn,
-        metric_fns=metric_fns, shuffle_buffer_size=shuffle_buffer_size)
+        metric_fns=metric_fns, metric_objs=metric_objs, shuffle_buffer_size=shuffle_buffer_size)
     if register:
         dataset_providers.TaskRegistry.add_provider(task.name, task)
     return task

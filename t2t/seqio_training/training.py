@@ -3,7 +3,7 @@
 `trainer_lib` runs the training as for a Problem (checkpoints, resume, hparams.json,
 TF_CONFIG, schedules); the Problem is a `TaskProblem`. With an evaluation schedule, each
 evaluation of a checkpoint also decodes the eval split of every task that has metric
-functions (`seqio.Evaluator`, each task on its own) and writes the task metrics:
+functions or metric objects (`seqio.Evaluator`, each task on its own) and writes the task metrics:
 
     spec = TaskTrainingSpec("copy_mix", {"inputs": 32, "targets": 32}, pack=True)
     hparams = task_hparams("transformer_tiny", "num_hidden_layers=1", spec)
@@ -130,10 +130,11 @@ class TaskEvalExporter(tf.estimator.Exporter):
         problem = self._hparams.problem
         step = int((eval_result or {}).get("global_step") or 0)
         predict_fn = score_fn = None
-        if any(t.predict_metric_fns for t in evaluator.eval_tasks):
+        needed = evaluation.needed_output_types(evaluator.eval_tasks)  # metric_fns and _objs
+        if evaluation.ModelOutputType.PREDICTION in needed:
             predict_fn = inference.estimator_predict_fn(estimator, problem, checkpoint_path,
                                                         self._batch_size)
-        if any(t.score_metric_fns for t in evaluator.eval_tasks):
+        if evaluation.ModelOutputType.SCORE in needed:
             score_fn = inference.checkpoint_score_fn(self._model_name, self._hparams,
                                                      checkpoint_path, self._batch_size)
         metrics, _ = evaluator.evaluate(compute_metrics=True, step=step,

@@ -1,5 +1,7 @@
 """seqio.Evaluator: each task of a mixture on its own, outputs restored to example order,
-decoding + post-processing, (targets, predictions) and (targets, scores) metrics, loggers."""
+decoding + post-processing, (targets, predictions) and (targets, scores) metrics, metric
+objects (seqio's current API) and their sharded evaluation, loggers."""
+import dataclasses
 import glob
 import json
 import os
@@ -237,3 +239,164 @@ def test_pylogging_and_v1_loggers(tmp_path, caplog):
     with pytest.raises(ValueError, match="should be of type 'Scalar"):
         seqio.TensorBoardLoggerV1(str(tmp_path))("t", 3, {"x": metrics_lib.Text("a")},
                                                  None, None, None)
+
+
+# --- metric objects (Task(metric_objs=...)), as seqio's docs and T5X configs write them ---
+
+ModelOutputType = metrics_lib.ModelOutputType
+
+
+@dataclasses.dataclass(frozen=True)  # seqio code: @flax.struct.dataclass
+class ExactCount(metrics_lib.Metric):
+    """Exact matches of the decoded outputs with the raw targets, merged by adding."""
+
+    matches: int = 0
+    total: int = 0
+    model_output_type: ModelOutputType = ModelOutputType.PREDICTION
+
+    @classmethod
+    def empty(cls):
+        return cls()
+
+    @classmethod
+    def from_model_output(cls, inputs, model_output, features, target_field_name="targets",
+                          mask=None, indices_2d=None):
+        vocab = features[target_field_name].vocabulary
+        mask = np.ones(len(inputs)) if mask is None else np.asarray(mask)
+        hit = [vocab.decode([int(t) for t in tokens]) ==
+               ex[target_field_name + "_pretokenized"].decode()
+               for ex, tokens in zip(inputs, model_output)]
+        return cls(matches=int(np.sum(np.asarray(hit) * mask)), total=int(np.sum(mask)))
+
+    def merge(self, other):
+        return type(self)(matches=self.matches + other.matches, total=self.total + other.total)
+
+    def compute(self):
+        return {"exact": 100.0 * self.matches / self.total,
+                "summary": metrics_lib.Text("%d of %d" % (self.matches, self.total))}
+
+
+@dataclasses.dataclass(frozen=True)
+class IntermediatesInOrder(metrics_lib.Metric):
+    """Whether each score's intermediate value came with it (SCORE_WITH_INTERMEDIATES)."""
+
+    in_order: bool = True
+    model_output_type: ModelOutputType = ModelOutputType.SCORE_WITH_INTERMEDIATES
+
+    @classmethod
+    def from_model_output(cls, inputs, model_output, features, target_field_name="targets",
+                          mask=None, indices_2d=None):
+        scores, intermediates = model_output
+        return cls(in_order=intermediates["index"].tolist() == list(range(len(scores)))
+                   and len(scores) == len(inputs))
+
+    def compute(self):
+        return {"intermediates_in_order": float(self.in_order)}
+
+
+def score_with_intermediates_fn(ds):
+    pairs = [(int(i), -1.0) for i, _ in ds.as_numpy_iterator()][::-1]
+    return pairs, {"index": [i for i, _ in pairs]}
+
+
+def plain_upper(text, example=None, is_target=False):
+    del example, is_target
+    return text.upper()
+
+
+class RecordingLogger(seqio.Logger):
+    calls = []
+
+    def __call__(self, task_name, step, metrics, dataset, inferences, targets):
+        RecordingLogger.calls.append((task_name, step, metrics, inferences, targets))
+
+
+def test_task_with_metric_objs_evaluated_from_predictions_and_scores(tmp_path):
+    seqio.TaskRegistry.add(
+        "ev_objs", source(["ab", "cd", "ef", "gh"]), output_features=FEATURES,
+        preprocessors=[preprocessors.tokenize, preprocessors.append_eos],
+        postprocess_fn=plain_upper,
+        metric_objs=[ExactCount.empty(),
+                     metrics_lib.LegacyMetric.empty(hits, plain_upper),
+                     metrics_lib.PassthroughLegacyMetric.from_metric_fn(mean_score).empty(),
+                     IntermediatesInOrder()],
+        metric_fns=[metrics_lib.sequence_accuracy])
+    RecordingLogger.calls.clear()
+    evaluator = seqio.Evaluator("ev_objs", seqio.EncDecFeatureConverter(pack=False),
+                                logger_cls=[RecordingLogger], log_dir=str(tmp_path),
+                                async_compute_metrics=False)
+    assert seqio.evaluation.needed_output_types(evaluator.eval_tasks) == {
+        ModelOutputType.PREDICTION, ModelOutputType.SCORE,
+        ModelOutputType.SCORE_WITH_INTERMEDIATES}
+    with pytest.raises(ValueError, match="ev_objs has score metrics: pass score_fn"):
+        evaluator.evaluate(compute_metrics=True, predict_fn=oracle_predict_fn())
+    future, outputs = evaluator.evaluate(
+        compute_metrics=True, step=3, predict_fn=oracle_predict_fn(wrong_every=2),
+        score_fn=score_fn,
+        model_fns={ModelOutputType.SCORE_WITH_INTERMEDIATES: score_with_intermediates_fn})
+    # Indices 0 and 2 predict "aq" and "eq"; each score is -(2 letters + EOS).
+    assert future.result() == {"ev_objs": {
+        "exact": 50.0, "summary": metrics_lib.Text("2 of 4"), "hits": 2,
+        "n": metrics_lib.Scalar(4), "mean_score": -3.0, "intermediates_in_order": 1.0,
+        "sequence_accuracy": 50.0}}
+    assert outputs["ev_objs"][ModelOutputType.SCORE] == [-3.0] * 4
+    name, step, logged, inferences, targets = RecordingLogger.calls[-1]
+    assert (name, step, targets) == ("ev_objs", 3, ["AB", "CD", "EF", "GH"])
+    assert logged == {"exact": metrics_lib.Scalar(50.0), "summary": metrics_lib.Text("2 of 4"),
+                      "hits": metrics_lib.Scalar(2), "n": metrics_lib.Scalar(4),
+                      "mean_score": metrics_lib.Scalar(-3.0),
+                      "intermediates_in_order": metrics_lib.Scalar(1.0),
+                      "sequence_accuracy": metrics_lib.Scalar(50.0)}
+    assert inferences["output"] == ["aq", "cd", "eq", "gh"]
+    assert inferences["prediction"] == ["AQ", "CD", "EQ", "GH"]
+    assert inferences["score"] == [-3.0] * 4
+
+
+def test_sharded_batches_with_padding_give_the_evaluator_results(tmp_path):
+    """seqio's MetricManager: outputs of two shards in padded batches of 3, merged in any
+    order, give what the Evaluator gives on the whole split. With a custom metric object
+    last, the loggers still get the legacy metrics' targets."""
+    passthrough = metrics_lib.PassthroughLegacyMetric.from_metric_fn
+    task = seqio.TaskRegistry.add(
+        "ev_shards", source(["ab", "cd", "ef", "gh", "ij"]), output_features=FEATURES,
+        preprocessors=[preprocessors.tokenize, preprocessors.append_eos],
+        metric_objs=[passthrough(metrics_lib.sequence_accuracy).empty(),
+                     passthrough(mean_score).empty(), ExactCount.empty()])
+    RecordingLogger.calls.clear()
+    evaluator = seqio.Evaluator("ev_shards", seqio.EncDecFeatureConverter(pack=False),
+                                logger_cls=[RecordingLogger], log_dir=str(tmp_path),
+                                async_compute_metrics=False)
+    predict_fn = oracle_predict_fn(wrong_every=3)
+    whole, outputs = evaluator.evaluate(compute_metrics=True, predict_fn=predict_fn,
+                                        score_fn=score_fn)
+    _, _, _, inferences, targets = RecordingLogger.calls[-1]
+    assert targets == ["ab", "cd", "ef", "gh", "ij"]
+    assert inferences["prediction"] == ["aq", "cd", "ef", "gq", "ij"]
+    examples = list(evaluator.cached_task_datasets["ev_shards"].as_numpy_iterator())
+    manager = seqio.evaluation.MetricManager([task])
+    sharded = {}
+    for output_type, per_example in outputs["ev_shards"].items():
+        per_example = metrics_lib.model_output_arrays(per_example)
+        manager.initialize_metrics("ev_shards", output_type)
+        batches = []
+        for shard, rows in enumerate([[0, 1, 2], [3, 4]]):       # shard 1: one padding row
+            padded = rows + [rows[0]] * (3 - len(rows))
+            batches.append(([examples[i] for i in padded], per_example[padded],
+                             np.array([1] * len(rows) + [0] * (3 - len(rows))),
+                             np.array([[shard, k] for k in range(3)])))
+        for inputs, batch_output, mask, indices_2d in reversed(batches):
+            manager.merge(manager.from_model_output(
+                "ev_shards", output_type, inputs, batch_output, task.output_features,
+                mask=mask, indices_2d=indices_2d), "ev_shards", output_type)
+        manager.host_gather_and_reduce("ev_shards", output_type)
+        collection = manager.output_metrics_collections["ev_shards"][output_type]
+        for metric in collection.metrics.values():
+            if isinstance(metric, metrics_lib.CollectingMetric):
+                sharded.update(metric.actual_compute(examples, task.output_features)[0])
+            else:
+                sharded.update(metric.compute())
+    assert sharded == whole.result()["ev_shards"]
+    assert sharded["exact"] == sharded["sequence_accuracy"] == 60.0  # indices 0 and 3 wrong
+    assert list(manager.metric_registry["ev_shards"][ModelOutputType.PREDICTION]) == [
+        "FromMetricFun_0", "ExactCount_1"]
+    assert collection.FromMetricFun_0.values["mask"].tolist() == [1, 1, 0, 1, 1, 1]

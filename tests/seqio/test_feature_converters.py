@@ -170,6 +170,22 @@ def test_validations():
     assert len(list(unchecked(ds, {"inputs": 4, "targets": 7}).as_numpy_iterator())) == 2
 
 
+def test_ragged_strict_length_check_in_seqio_wording():
+    from t2t.seqio import feature_converters
+
+    def checked(row_limits, length):
+        x = tf.RaggedTensor.from_row_limits(list(range(1, row_limits[-1] + 1)), row_limits)
+        ds = tf.data.Dataset.from_tensors({"inputs": x})
+        return feature_converters._check_lengths(ds, {"inputs": length}, {"inputs": 1},
+                                                 strict=True, error_label="initial")
+
+    assert next(iter(checked([2, 4, 6], 2)))["inputs"].shape == [3, None]
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Strict length check requires all RaggedTensor dimensions to be "
+                             r"equal, got\] \[2 2 3\]"):
+        next(iter(checked([2, 4, 7], 3)))
+
+
 def test_prepacked_converters():
     x = [{"inputs": [7, 8, 1, 0], "targets": [3, 1, 4, 1], "inputs_positions": [0, 1, 2, 0],
           "inputs_segment_ids": [1, 1, 1, 0], "targets_positions": [0, 1, 0, 1],

@@ -91,3 +91,27 @@ def test_tfds_source_on_a_local_dataset(tiny_tfds, read_only):
 def test_tfds_names_need_versions():
     with pytest.raises(ValueError, match="TFDS name must contain a version number"):
         seqio.TfdsDataSource("mnist")
+
+
+def test_splits_given_as_one_name(tiny_tfds):
+    source = seqio.FunctionDataSource(lambda split, shuffle_files: tf.data.Dataset.range(2),
+                                      splits="validation")
+    assert source.splits == ("validation",)
+    task = seqio.Task("one_split", source, {})
+    assert task.splits == ("validation",)
+    tfds_source = seqio.TfdsDataSource("t2t_seqio_tiny:1.0.0", tfds_data_dir=tiny_tfds,
+                                       splits="validation")
+    assert tuple(tfds_source.splits) == ("validation",)
+    assert tfds_source.num_input_examples("validation") == 4
+
+
+def test_lazy_tfds_loader_with_a_split_map(tiny_tfds):
+    loader = seqio.LazyTfdsLoader("t2t_seqio_tiny:1.0.0", data_dir=tiny_tfds,
+                                  split_map={"validation": "train[:30%]", "test": "validation"})
+    assert (loader.size("validation"), loader.size("test")) == (3, 4)
+    assert [f.take for f in loader.files("validation")] == [3]
+    rows = list(loader.load("test", shuffle_files=False).as_numpy_iterator())
+    assert sorted(r["question"] for r in rows) == [b"q100", b"q101", b"q102", b"q103"]
+    assert loader.resolved_tfds_name("test") == "t2t_seqio_tiny:1.0.0"
+    with pytest.raises(ValueError, match="has no split 'train'; splits: \\['test', 'validation'\\]"):
+        loader.size("train")

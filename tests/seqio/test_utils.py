@@ -178,3 +178,11 @@ def test_list_files_sees_files_written_later(tmp_path):
     (tmp_path / "part-0").write_text("x")
     assert utils.list_files([pattern, "/plain"]) == [str(tmp_path / "part-0"),
                                                      str(tmp_path / "part-1"), "/plain"]
+
+
+def test_list_files_with_several_patterns_lists_each_in_order(tmp_path):
+    for name in ("b-1", "a-2", "a-1", "c-1"):
+        (tmp_path / name).write_text("x")
+    patterns = [str(tmp_path / "b-*"), str(tmp_path / "a-*"), str(tmp_path / "none-*")]
+    assert utils.list_files(patterns) == [str(tmp_path / n) for n in ("b-1", "a-1", "a-2")]
+    assert utils.list_files(iter(patterns[1:])) == [str(tmp_path / n) for n in ("a-1", "a-2")]

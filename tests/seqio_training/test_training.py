@@ -1,7 +1,7 @@
 """Training on a SeqIO Mixture: a copy task over a TSV file and a T2T problem through the
-bridge, packed; each evaluation decodes both tasks' validation splits and writes their
-metrics (JSON lines, TensorBoard scalars and example text), and the copy task's exact
-match rises well above chance within 300 steps."""
+bridge (its metric a metric object), packed; each evaluation decodes both tasks' validation
+splits and writes their metrics (JSON lines, TensorBoard scalars and example text), and the
+copy task's exact match rises well above chance within 300 steps."""
 import glob
 import json
 import os
@@ -44,7 +44,8 @@ def mixture(tmp_path):
     registry.problem(PROBLEM).generate_data(str(data_dir), str(data_dir))
     add_copy_tsv_task("copy_tsv", write_copy_tsv(tmp_path, {"train": 2000, "validation": 32}))
     seqio.add_t2t_problem_task(PROBLEM, str(data_dir), name="reverse_bits", vocabulary=BYTES,
-                               metric_fns=[seqio.metrics.sequence_accuracy])
+                               metric_objs=[seqio.metrics.LegacyMetric.empty(
+                                   seqio.metrics.sequence_accuracy, postprocess_fn=None)])
     seqio.MixtureRegistry.add("copy_mix", [("copy_tsv", 1), ("reverse_bits", 1)])
     return "copy_mix"
 
