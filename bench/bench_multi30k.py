@@ -33,6 +33,7 @@ import subprocess
 import sys
 import time
 
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # this process only scores and converts
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
@@ -147,19 +148,25 @@ class CheckpointWatcher:
     """Hard-links every new checkpoint of a run into `keep_dir`, stamped with its minute.
 
     `find(model_dir)` -> {step: [paths]} of the complete checkpoints there (per system).
+    Only the checkpoints a budget can pick stay kept: one superseded before the next budget
+    is dropped, so a 20-minute run holds a few checkpoints on disk, not hundreds.
     """
 
-    def __init__(self, model_dir, keep_dir, find, start):
+    def __init__(self, model_dir, keep_dir, find, start, budgets):
         self.model_dir, self.keep_dir, self.find, self.start = model_dir, keep_dir, find, start
-        self.kept = {}  # step -> (minutes since launch, kept path prefix)
+        self.budgets = sorted(budgets)
+        self.kept = {}  # step -> (minutes since launch, kept folder)
+        self.seen = set()
+        self.newest = None
         os.makedirs(keep_dir, exist_ok=True)
 
     def poll(self):
         if not os.path.isdir(self.model_dir):
             return
-        for step, paths in self.find(self.model_dir).items():
-            if step in self.kept:
+        for step, paths in sorted(self.find(self.model_dir).items()):
+            if step in self.seen:
                 continue
+            self.seen.add(step)
             minutes = (time.monotonic() - self.start) / 60.0
             target = os.path.join(self.keep_dir, "step_%d" % step)
             try:
@@ -169,6 +176,10 @@ class CheckpointWatcher:
                 shutil.rmtree(target, ignore_errors=True)
                 continue  # rotated away while we looked: the next one will do
             self.kept[step] = (minutes, target)
+            previous, self.newest = self.newest, step
+            if previous is not None and not any(
+                    self.kept[previous][0] <= b < minutes for b in self.budgets):
+                shutil.rmtree(self.kept.pop(previous)[1], ignore_errors=True)
 
     def last_before(self, minutes):
         steps = [(m, step, path) for step, (m, path) in self.kept.items() if m <= minutes]
@@ -189,14 +200,17 @@ def link_tree(source, target):
             shutil.copy2(source, target)
 
 
-def train_for(system, command, env, run_dir, model_dir, find, max_minutes):
-    """Run `command` for `max_minutes` of wall clock; kept checkpoints, log, peak RSS."""
+def train_for(system, command, env, run_dir, model_dir, find, budgets):
+    """Run `command` for the largest budget (minutes of wall clock); kept checkpoints, log,
+    peak RSS."""
+    max_minutes = max(budgets)
     log_path = os.path.join(run_dir, "train.log")
     watcher_start = time.monotonic()
     with open(log_path, "w") as handle:
         process = subprocess.Popen(command, env=env, cwd=run_dir, stdout=handle,
                                    stderr=subprocess.STDOUT, start_new_session=True)
-    watcher = CheckpointWatcher(model_dir, os.path.join(run_dir, "kept"), find, watcher_start)
+    watcher = CheckpointWatcher(model_dir, os.path.join(run_dir, "kept"), find, watcher_start,
+                                budgets)
     peak, deadline, last_report = 0, watcher_start + max_minutes * 60.0, watcher_start
     while process.poll() is None and time.monotonic() < deadline:
         time.sleep(1.0)
@@ -245,7 +259,7 @@ def run_t2t(args, data, run_dir):
         "--local_eval_frequency=%d" % args.checkpoint_steps, "--keep_checkpoint_max=3",
         "--log_step_count_steps=%d" % args.checkpoint_steps]
     watcher, peak, log_path = train_for("t2t", command, env, run_dir, output_dir, t2t_find,
-                                        max(args.budgets))
+                                        args.budgets)
 
     def decode(kept_path, step, out_path):
         run_checked([os.path.join(BIN, "t2t-decoder")] + common + [
@@ -293,7 +307,7 @@ def bench_system(system, args, data):
         peer = multi30k_peers.PEERS[system](args, data, run_dir, log)
         command, env, model_dir, find = peer.train_command()
         watcher, peak, log_path = train_for(system, command, env, run_dir, model_dir, find,
-                                            max(args.budgets))
+                                            args.budgets)
         rate, params = peer.tokens_per_sec(log_path), peer.parameter_count(watcher)
         decode, version = peer.decode, peer.version
     references = open(data["test_reference"], encoding="utf-8").read().split("\n")[:-1]
