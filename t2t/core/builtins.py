@@ -23,6 +23,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.masked_lm",
         "t2t.problems.text_problems_tmpdir",
         "t2t.problems.translate_ende",
+        "t2t.problems.translate_multi30k",
         "t2t.problems.tydiqa",
         "t2t.problems.wiki_lm",
     ),
@@ -32,6 +33,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.models.lstm",
         "t2t.models.transformer",
         "t2t.models.transformer_encoder_mlm",
+        "t2t.models.transformer_multi30k",
         "t2t.models.transformer_span",
     ),
     "optimizers": (

@@ -732,7 +732,7 @@ def run_postdecode_hooks(decode_hook_args, dataset_split):
     writer = tf.summary.create_file_writer(os.path.join(parent_dir, child_dir))
     for hook in hooks:
         with tf.Graph().as_default():  # A hook that builds ops gets its own graph.
-            summaries = hook(decode_hook_args, None)
+            summaries = hook(decode_hook_args)
         with writer.as_default():
             for value in summaries or []:
                 tf.summary.scalar(value.tag, value.simple_value, step=global_step)

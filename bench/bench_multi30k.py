@@ -1,0 +1,416 @@
+"""Multi30k en->de at equal wall-clock budgets: t2t vs OpenNMT-tf 2.32 vs eole 0.6.4.
+
+Every system trains the same model shape (3+3 layers, d=256, filter 1024, 4 heads, one
+embedding matrix shared by source, target and softmax, dropout 0.2 / 0.1, label smoothing
+0.1, Adam beta2 0.98, batches of 4,096 tokens, the Noam schedule with warmup 600 and scale
+1.5) on the same data with the same vocabulary: t2t-datagen's 8k subwords of
+`translate_ende_multi30k`, handed to the peers as one token per subword id, so all three see
+the same segmentation. Training starts at the launch of each trainer and runs for the
+largest budget; a watcher keeps (hard-links) each checkpoint the moment it appears, and for
+every budget the last checkpoint written before it is decoded: test_2016_flickr, beam 4,
+length penalty alpha 0.6, ids turned back into text by the t2t vocabulary (detokenized), and
+scored by sacrebleu with one signature for all. Training tokens/s (non-padding source +
+target tokens, each toolkit's own count from its log) and the peak memory (resident set of
+the trainer's whole process tree) are reported too.
+
+The peers run from their own virtualenvs, created here on first use (Python 3.11 via
+`--peer_python`): OpenNMT-tf 2.32 needs TensorFlow <= 2.13, eole 0.6.4 runs on torch 2.13
+(CPU). t2t never imports them.
+
+    python bench/bench_multi30k.py                       # budgets 10 and 20 minutes
+    python bench/bench_multi30k.py --budgets_minutes=1 --systems=t2t,eole \\
+        --out= --plot=                                   # a smoke run, nothing written
+    # writes bench/results/multi30k.json and bench/results/multi30k.png
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # this process only scores and converts
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import multi30k_peers  # noqa: E402  (bench/multi30k_peers.py)
+
+PROBLEM = "translate_ende_multi30k"
+HPARAMS_SET = "transformer_multi30k"
+SYSTEMS = ("t2t", "opennmt_tf", "eole")
+BIN = os.path.dirname(sys.executable)
+
+
+def log(message):
+    print("[bench_multi30k %s] %s" % (time.strftime("%H:%M:%S"), message), flush=True)
+
+
+def default_multi30k_dir():
+    for path in (os.path.join(REPO, "..", "shared", "data", "multi30k"),
+                 "/work/shared/data/multi30k"):
+        if os.path.isfile(os.path.join(path, "train.en.gz")):
+            return os.path.abspath(path)
+    return ""
+
+
+# ----------------------------------------------------------------------------- data
+def prepare_data(args):
+    """t2t-datagen, then the same sentences as subword-id tokens for the peers."""
+    data_dir = os.path.join(args.work_dir, "t2t_data")
+    tmp_dir = args.multi30k_dir or os.path.join(args.work_dir, "download")
+    vocab_name = "vocab.%s.8192.subwords" % PROBLEM
+    if not os.path.exists(os.path.join(data_dir, "%s.test_2016_flickr.de" % PROBLEM)):
+        log("t2t-datagen %s (tmp_dir %s)" % (PROBLEM, tmp_dir))
+        run_checked([os.path.join(BIN, "t2t-datagen"), "--problem=" + PROBLEM,
+                     "--data_dir=" + data_dir, "--tmp_dir=" + tmp_dir, "--random_seed=1"])
+    peer_dir = os.path.join(args.work_dir, "peer_data")
+    done = os.path.join(peer_dir, "DONE")
+    if not os.path.exists(done):
+        from t2t.core import registry
+        from t2t.problems import problem as problem_lib
+        from t2t.problems import translate_multi30k
+        problem = registry.problem(PROBLEM)
+        encoder = problem.feature_encoders(data_dir)["inputs"]
+        os.makedirs(peer_dir, exist_ok=True)
+        for split, name in ((problem_lib.DatasetSplit.TRAIN, "train"),
+                            (problem_lib.DatasetSplit.EVAL, "val"),
+                            (problem_lib.DatasetSplit.TEST, "test")):
+            paths = problem.split_files(tmp_dir, split)
+            with open(os.path.join(peer_dir, name + ".src"), "w") as src, \
+                    open(os.path.join(peer_dir, name + ".tgt"), "w") as tgt:
+                for source, target in translate_multi30k.parallel_sentences(*paths):
+                    src.write(multi30k_peers.ids_to_tokens(encoder.encode(source)) + "\n")
+                    tgt.write(multi30k_peers.ids_to_tokens(encoder.encode(target)) + "\n")
+        with open(os.path.join(peer_dir, "vocab.txt"), "w") as handle:
+            for token_id in range(2, encoder.vocab_size):  # 0 (PAD) and 1 (EOS) are t2t's
+                handle.write(multi30k_peers.ids_to_tokens([token_id]) + "\n")
+        open(done, "w").close()
+    data = {"data_dir": data_dir, "peer_dir": peer_dir, "vocab": vocab_name,
+            "test_source": os.path.join(data_dir, "%s.test_2016_flickr.en" % PROBLEM),
+            "test_reference": os.path.join(data_dir, "%s.test_2016_flickr.de" % PROBLEM),
+            "peer_test_source": os.path.join(peer_dir, "test.src")}
+    if args.test_lines:  # a smoke run: the first N sentences, in files of their own
+        for key in ("test_source", "test_reference", "peer_test_source"):
+            head = os.path.join(args.work_dir, "head%d.%s" % (args.test_lines, key))
+            with open(data[key], encoding="utf-8") as source, \
+                    open(head, "w", encoding="utf-8") as out:
+                out.write("".join(line for _, line in zip(range(args.test_lines), source)))
+            data[key] = head
+    return data
+
+
+def run_checked(command, env=None, cwd=None, log_path=None):
+    handle = open(log_path, "w") if log_path else subprocess.DEVNULL
+    try:
+        result = subprocess.run(command, env=env, cwd=cwd, stdout=handle,
+                                stderr=subprocess.STDOUT if log_path else subprocess.PIPE)
+    finally:
+        if log_path:
+            handle.close()
+    if result.returncode != 0:
+        tail = open(log_path).read()[-3000:] if log_path else result.stderr.decode()[-3000:]
+        raise RuntimeError("%s failed (exit %d):\n%s" % (command[0], result.returncode, tail))
+
+
+# ----------------------------------------------------------------------------- training
+def process_tree_rss(pid):
+    """Resident bytes of `pid` and all its descendants (from /proc)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(entry))
+        except (OSError, IndexError):
+            continue
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        stack.extend(children.get(current, []))
+        try:
+            with open("/proc/%d/status" % current) as handle:
+                for line in handle:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+        except OSError:
+            continue
+    return total
+
+
+class CheckpointWatcher:
+    """Hard-links every new checkpoint of a run into `keep_dir`, stamped with its minute.
+
+    `find(model_dir)` -> {step: [paths]} of the complete checkpoints there (per system).
+    Only the checkpoints a budget can pick stay kept: one superseded before the next budget
+    is dropped, so a 20-minute run holds a few checkpoints on disk, not hundreds.
+    """
+
+    def __init__(self, model_dir, keep_dir, find, start, budgets):
+        self.model_dir, self.keep_dir, self.find, self.start = model_dir, keep_dir, find, start
+        self.budgets = sorted(budgets)
+        self.kept = {}  # step -> (minutes since launch, kept folder)
+        self.seen = set()
+        self.newest = None
+        os.makedirs(keep_dir, exist_ok=True)
+
+    def poll(self):
+        if not os.path.isdir(self.model_dir):
+            return
+        for step, paths in sorted(self.find(self.model_dir).items()):
+            if step in self.seen:
+                continue
+            self.seen.add(step)
+            minutes = (time.monotonic() - self.start) / 60.0
+            target = os.path.join(self.keep_dir, "step_%d" % step)
+            try:
+                for path in paths:
+                    link_tree(path, os.path.join(target, os.path.basename(path)))
+            except OSError:
+                shutil.rmtree(target, ignore_errors=True)
+                continue  # rotated away while we looked: the next one will do
+            self.kept[step] = (minutes, target)
+            previous, self.newest = self.newest, step
+            if previous is not None and not any(
+                    self.kept[previous][0] <= b < minutes for b in self.budgets):
+                shutil.rmtree(self.kept.pop(previous)[1], ignore_errors=True)
+
+    def last_before(self, minutes):
+        steps = [(m, step, path) for step, (m, path) in self.kept.items() if m <= minutes]
+        return max(steps) if steps else None
+
+
+def link_tree(source, target):
+    if os.path.isdir(source):
+        os.makedirs(target, exist_ok=True)
+        for name in os.listdir(source):
+            link_tree(os.path.join(source, name), os.path.join(target, name))
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        source = os.path.realpath(source)
+        try:
+            os.link(source, target)
+        except OSError:
+            shutil.copy2(source, target)
+
+
+def train_for(system, command, env, run_dir, model_dir, find, budgets):
+    """Run `command` for the largest budget (minutes of wall clock); kept checkpoints, log,
+    peak RSS."""
+    max_minutes = max(budgets)
+    log_path = os.path.join(run_dir, "train.log")
+    watcher_start = time.monotonic()
+    with open(log_path, "w") as handle:
+        process = subprocess.Popen(command, env=env, cwd=run_dir, stdout=handle,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    watcher = CheckpointWatcher(model_dir, os.path.join(run_dir, "kept"), find, watcher_start,
+                                budgets)
+    peak, deadline, last_report = 0, watcher_start + max_minutes * 60.0, watcher_start
+    while process.poll() is None and time.monotonic() < deadline:
+        time.sleep(1.0)
+        peak = max(peak, process_tree_rss(process.pid))
+        watcher.poll()
+        if time.monotonic() - last_report >= 60:
+            last_report = time.monotonic()
+            log("%s: %.1f of %.1f min, %d checkpoints kept, peak %.0f MB" % (
+                system, (last_report - watcher_start) / 60, max_minutes, len(watcher.kept),
+                peak / 1e6))
+    exited = process.poll()
+    if exited is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    elif exited != 0:
+        raise RuntimeError("%s training exited with %d before the budget; see %s:\n%s" % (
+            system, exited, log_path, open(log_path, errors="replace").read()[-3000:]))
+    return watcher, peak, log_path
+
+
+# ----------------------------------------------------------------------------- t2t
+def t2t_find(model_dir):
+    """{step: [files]} of the complete Estimator checkpoints (index and data written)."""
+    found, names = {}, os.listdir(model_dir)
+    for name in names:
+        match = re.match(r"model\.ckpt-(\d+)\.index$", name)
+        if match:
+            parts = [os.path.join(model_dir, n) for n in names
+                     if n.startswith("model.ckpt-%s." % match.group(1))]
+            if any(".data-" in p for p in parts):
+                found[int(match.group(1))] = sorted(parts)
+    return found
+
+
+def run_t2t(args, data, run_dir):
+    output_dir = os.path.join(run_dir, "train")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    common = ["--problem=" + PROBLEM, "--model=transformer", "--hparams_set=" + HPARAMS_SET,
+              "--data_dir=" + data["data_dir"], "--output_dir=" + output_dir]
+    command = [os.path.join(BIN, "t2t-trainer")] + common + [
+        "--schedule=train", "--train_steps=100000000", "--random_seed=1",
+        "--local_eval_frequency=%d" % args.checkpoint_steps, "--keep_checkpoint_max=3",
+        "--log_step_count_steps=%d" % args.checkpoint_steps]
+    watcher, peak, log_path = train_for("t2t", command, env, run_dir, output_dir, t2t_find,
+                                        args.budgets)
+
+    def decode(kept_path, step, out_path):
+        run_checked([os.path.join(BIN, "t2t-decoder")] + common + [
+            "--checkpoint_path=%s" % os.path.join(kept_path, "model.ckpt-%d" % step),
+            "--decode_hparams=beam_size=%d,alpha=0.6,batch_size=32" % args.beam_size,
+            "--decode_from_file=" + data["test_source"], "--decode_to_file=" + out_path],
+            env=env, log_path=out_path + ".log")
+        return [line for line in open(out_path, encoding="utf-8").read().split("\n")][:-1]
+
+    text = open(log_path, errors="replace").read()
+    rates = [float(v.replace(",", "")) for v in re.findall(r"([\d,]+) tokens/s", text)]
+    params = t2t_parameter_count(text)
+    return watcher, peak, multi30k_peers.steady_rate(rates), params, decode
+
+
+def t2t_parameter_count(log_text):
+    """The trainer's own count: "Trainable Variables Total size: 7597824"."""
+    match = re.search(r"Trainable Variables Total size: (\d+)", log_text)
+    return int(match.group(1)) if match else None
+
+
+# ----------------------------------------------------------------------------- driver
+def tf_version():
+    import tensorflow as tf
+    return tf.__version__
+
+
+def score(decodes, references):
+    from t2t.evaluation import bleu_hook
+    return bleu_hook.sacrebleu_corpus_score(decodes, references)
+
+
+def bench_system(system, args, data):
+    run_dir = os.path.join(args.work_dir, "runs", system)
+    shutil.rmtree(run_dir, ignore_errors=True)
+    os.makedirs(run_dir)
+    log("%s: training for %s min" % (system, max(args.budgets)))
+    if system == "t2t":
+        watcher, peak, rate, params, decode = run_t2t(args, data, run_dir)
+        commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip()
+        version = "t2t %s on TensorFlow %s (CPU)" % (commit or "(this repository)",
+                                                     tf_version())
+    else:
+        peer = multi30k_peers.PEERS[system](args, data, run_dir, log)
+        command, env, model_dir, find = peer.train_command()
+        watcher, peak, log_path = train_for(system, command, env, run_dir, model_dir, find,
+                                            args.budgets)
+        rate, params = peer.tokens_per_sec(log_path), peer.parameter_count(watcher)
+        decode, version = peer.decode, peer.version
+    references = open(data["test_reference"], encoding="utf-8").read().split("\n")[:-1]
+    budgets = []
+    for minutes in args.budgets:
+        chosen = watcher.last_before(minutes)
+        if chosen is None:
+            log("%s: no checkpoint within %s min" % (system, minutes))
+            budgets.append({"minutes": minutes, "bleu": None, "step": None})
+            continue
+        at_minutes, step, kept_path = chosen
+        out_path = os.path.join(run_dir, "test_2016_flickr.%smin.de" % minutes)
+        start = time.monotonic()
+        decodes = decode(kept_path, step, out_path)
+        bleu, signature = score(decodes, references)
+        log("%s: %s min -> step %d (written at %.1f min), BLEU %.2f, decode %.0f s" % (
+            system, minutes, step, at_minutes, bleu, time.monotonic() - start))
+        budgets.append({"minutes": minutes, "bleu": round(bleu, 2), "step": step,
+                        "checkpoint_minutes": round(at_minutes, 2),
+                        "decode_seconds": round(time.monotonic() - start, 1),
+                        "signature": signature})
+    return {"system": system, "version": version, "parameters": params,
+            "train_tokens_per_sec": round(rate) if rate else None,
+            "peak_memory_mb": round(peak / 1e6), "budgets": budgets}
+
+
+def plot(args, results, path):
+    """The PNG of BLEU vs minutes, drawn by bench/multi30k_plot.py in a matplotlib venv."""
+    results_path = os.path.join(args.work_dir, "results.json")
+    with open(results_path, "w") as handle:
+        json.dump(results, handle)
+    plotter = multi30k_peers.Plotter(args, {}, args.work_dir, log)
+    tmp = path + ".tmp.png"
+    plotter.plot(results_path, tmp)
+    os.replace(tmp, path)
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--budgets_minutes", default="10,20",
+                        help="comma-separated training budgets in minutes")
+    parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--work_dir", default="/tmp/t2t_bench_multi30k")
+    parser.add_argument("--multi30k_dir", default=default_multi30k_dir(),
+                        help="folder with the six .gz files; empty: download them")
+    parser.add_argument("--venv_dir", default=os.path.expanduser("~/.cache/t2t/bench_venvs"))
+    parser.add_argument("--peer_python", default="python3.11",
+                        help="Python 3.11 for the peer venvs (e.g. a pyenv shim)")
+    parser.add_argument("--checkpoint_steps", type=int, default=50)
+    parser.add_argument("--beam_size", type=int, default=4)
+    parser.add_argument("--test_lines", type=int, default=0,
+                        help="decode only the first N test sentences (smoke runs); 0: all")
+    parser.add_argument("--out", default=os.path.join(HERE, "results", "multi30k.json"),
+                        help="results JSON; empty: none")
+    parser.add_argument("--plot", default=os.path.join(HERE, "results", "multi30k.png"),
+                        help="PNG of BLEU vs minutes; empty: none")
+    args = parser.parse_args(argv)
+    try:
+        args.budgets = sorted(float(v) for v in args.budgets_minutes.split(",") if v.strip())
+    except ValueError:
+        parser.error("--budgets_minutes=%s: give minutes like 10,20" % args.budgets_minutes)
+    args.budgets = [int(b) if b == int(b) else b for b in args.budgets]
+    args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    unknown = sorted(set(args.systems) - set(SYSTEMS))
+    if not args.budgets or unknown:
+        parser.error("--systems: unknown %s; use %s" % (", ".join(unknown), ", ".join(SYSTEMS))
+                     if unknown else "--budgets_minutes: give at least one budget")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    start = time.monotonic()
+    os.makedirs(args.work_dir, exist_ok=True)
+    data = prepare_data(args)
+    results = {"problem": PROBLEM, "hparams_set": HPARAMS_SET, "budgets_minutes": args.budgets,
+               "beam_size": args.beam_size, "alpha": 0.6, "test_lines": args.test_lines or 1000, "cpu_count": os.cpu_count(),
+               "load_average_at_start": os.getloadavg(), "python": platform.python_version(),
+               "systems": []}
+    for system in args.systems:
+        results["systems"].append(bench_system(system, args, data))
+    results["load_average_at_end"] = os.getloadavg()
+    print("\n%-11s %11s %10s %9s  %s" % ("system", "parameters", "tokens/s", "peak MB",
+                                        "  ".join("BLEU@%smin" % m for m in args.budgets)))
+    for result in results["systems"]:
+        print("%-11s %11s %10s %9s  %s" % (
+            result["system"], "{:,}".format(result["parameters"] or 0),
+            "{:,}".format(result["train_tokens_per_sec"] or 0), result["peak_memory_mb"],
+            "  ".join("%10s" % (b["bleu"] if b["bleu"] is not None else "-")
+                      for b in result["budgets"])))
+    signatures = {b.get("signature") for r in results["systems"] for b in r["budgets"]} - {None}
+    print("sacrebleu: %s" % ", ".join(sorted(signatures)))
+    if args.out:
+        tmp = args.out + ".tmp"
+        with open(tmp, "w") as handle:
+            json.dump(results, handle, indent=1, sort_keys=True)
+        os.replace(tmp, args.out)
+    if args.plot:
+        plot(args, results, args.plot)
+    log("done: %d systems, %d budgets, %.1f min%s" % (
+        len(args.systems), len(args.budgets), (time.monotonic() - start) / 60,
+        ", wrote %s" % args.out if args.out else ""))
+
+
+if __name__ == "__main__":
+    main()

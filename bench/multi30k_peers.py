@@ -1,0 +1,304 @@
+"""The peers of bench_multi30k.py: OpenNMT-tf 2.32 and eole 0.6.4, each in its own venv.
+
+Both get the t2t subword ids of the sentences as tokens ("t17 t4 t999"), one shared
+vocabulary file, and the model shape of `transformer_multi30k`; their decodes are turned
+back into ids and detokenized by the t2t vocabulary. Nothing here is imported by t2t.
+"""
+import os
+import re
+import statistics
+import subprocess
+import textwrap
+
+
+def ids_to_tokens(ids):
+    """[17, 4] -> "t17 t4" (the peers' view of t2t's subword ids)."""
+    return " ".join("t%d" % i for i in ids)
+
+
+def tokens_to_ids(line):
+    """"t17 t4 <unk>" -> [17, 4]: anything but a t<id> token is dropped."""
+    return [int(token[1:]) for token in line.split() if re.fullmatch(r"t\d+", token)]
+
+
+def steady_rate(rates):
+    """The median of periodic throughput figures, the first (warm-up) window left out."""
+    rates = [r for r in rates if r > 0]
+    if len(rates) > 1:
+        rates = rates[1:]
+    return statistics.median(rates) if rates else None
+
+
+class Peer:
+    name = ""
+    version = ""
+    requirements = ()
+
+    def __init__(self, args, data, run_dir, log):
+        self.args, self.data, self.run_dir, self.log = args, data, run_dir, log
+        self.venv = os.path.join(args.venv_dir, self.name)
+        self.python = os.path.join(self.venv, "bin", "python")
+        self.ensure_venv()
+
+    def ensure_venv(self):
+        """Create the venv and install `requirements` once (a stamp file lists them)."""
+        stamp = os.path.join(self.venv, "t2t-bench-requirements.txt")
+        wanted = "\n".join(self.requirements) + "\n"
+        if os.path.exists(stamp) and open(stamp).read() == wanted:
+            return
+        self.log("%s: creating %s (%s)" % (self.name, self.venv, ", ".join(self.requirements)))
+        if not os.path.exists(self.python):
+            subprocess.run([self.args.peer_python, "-m", "venv", self.venv], check=True)
+        result = subprocess.run([self.python, "-m", "pip", "install", "-q"] +
+                                list(self.requirements), capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError("%s: pip install %s failed:\n%s" % (
+                self.name, " ".join(self.requirements), result.stderr[-3000:]))
+        with open(stamp, "w") as handle:
+            handle.write(wanted)
+
+    def bin(self, name):
+        return os.path.join(self.venv, "bin", name)
+
+    def write(self, name, text):
+        path = os.path.join(self.run_dir, name)
+        with open(path, "w") as handle:
+            handle.write(textwrap.dedent(text).lstrip())
+        return path
+
+    def detokenize(self, lines):
+        from t2t.core import registry
+        encoder = registry.problem("translate_ende_multi30k").feature_encoders(
+            self.data["data_dir"])["targets"]
+        return [encoder.decode(tokens_to_ids(line)) for line in lines]
+
+    def run(self, command, log_name, env=None):
+        with open(os.path.join(self.run_dir, log_name), "w") as handle:
+            result = subprocess.run(command, cwd=self.run_dir, stdout=handle,
+                                    stderr=subprocess.STDOUT, env=env)
+        if result.returncode != 0:
+            text = open(os.path.join(self.run_dir, log_name), errors="replace").read()
+            raise RuntimeError("%s: %s failed (exit %d):\n%s" % (
+                self.name, os.path.basename(command[0]), result.returncode, text[-3000:]))
+
+
+# ----------------------------------------------------------------------------- OpenNMT-tf
+class OpenNMTTF(Peer):
+    name = "opennmt_tf"
+    version = "OpenNMT-tf 2.32.0 on TensorFlow 2.13.1 (CPU)"
+    requirements = ("OpenNMT-tf==2.32.0", "tensorflow-cpu==2.13.1")
+
+    def train_command(self):
+        peer = self.data["peer_dir"]
+        vocab = self.write("vocab.txt", "<blank>\n<s>\n</s>\n" +
+                           open(os.path.join(peer, "vocab.txt")).read())
+        self.write("model.py", """
+            import opennmt
+
+
+            def model():
+                return opennmt.models.Transformer(
+                    source_inputter=opennmt.inputters.WordEmbedder(embedding_size=256),
+                    target_inputter=opennmt.inputters.WordEmbedder(embedding_size=256),
+                    num_layers=3, num_units=256, num_heads=4, ffn_inner_dim=1024,
+                    dropout=0.2, attention_dropout=0.1, ffn_dropout=0.1,
+                    share_embeddings=opennmt.models.EmbeddingsSharingLevel.ALL)
+            """)
+        self.config = self.write("config.yml", """
+            model_dir: %(run)s/model
+            data:
+              train_features_file: %(peer)s/train.src
+              train_labels_file: %(peer)s/train.tgt
+              source_vocabulary: %(vocab)s
+              target_vocabulary: %(vocab)s
+            params:
+              optimizer: Adam
+              optimizer_params: {beta_1: 0.9, beta_2: 0.98, epsilon: 1.0e-9}
+              learning_rate: 1.5
+              decay_type: NoamDecay
+              decay_params: {model_dim: 256, warmup_steps: 600}
+              label_smoothing: 0.1
+              beam_width: %(beam)d
+              length_penalty: 0.6
+              maximum_decoding_length: 200
+            train:
+              batch_size: 4096
+              batch_type: tokens
+              effective_batch_size: null
+              maximum_features_length: 128
+              maximum_labels_length: 128
+              save_checkpoints_steps: %(every)d
+              keep_checkpoint_max: 3
+              save_summary_steps: %(every)d
+              max_step: 100000000
+              average_last_checkpoints: 0
+            infer:
+              batch_size: 32
+            """ % {"run": self.run_dir, "peer": peer, "vocab": vocab,
+                   "beam": self.args.beam_size, "every": self.args.checkpoint_steps})
+        command = [self.bin("onmt-main"), "--model", os.path.join(self.run_dir, "model.py"),
+                   "--config", self.config, "--seed", "1", "train"]
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="1")
+        return command, env, os.path.join(self.run_dir, "model"), self.find
+
+    @staticmethod
+    def find(model_dir):
+        found = {}
+        names = os.listdir(model_dir)
+        for name in names:
+            match = re.match(r"ckpt-(\d+)\.index$", name)
+            if match:
+                parts = [os.path.join(model_dir, n) for n in names
+                         if n.startswith("ckpt-%s." % match.group(1))]
+                if any(".data-" in p for p in parts):
+                    found[int(match.group(1))] = sorted(parts)
+        return found
+
+    def decode(self, kept_path, step, out_path):
+        raw = out_path + ".tokens"
+        self.run([self.bin("onmt-main"), "--model", os.path.join(self.run_dir, "model.py"),
+                  "--config", self.config,
+                  "--checkpoint_path", os.path.join(kept_path, "ckpt-%d" % step), "infer",
+                  "--features_file", self.data["peer_test_source"],
+                  "--predictions_file", raw],
+                 os.path.basename(out_path) + ".log", env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="1"))
+        decodes = self.detokenize(open(raw).read().split("\n")[:-1])
+        with open(out_path, "w", encoding="utf-8") as handle:
+            handle.write("".join(d + "\n" for d in decodes))
+        return decodes
+
+    def tokens_per_sec(self, log_path):
+        text = open(log_path, errors="replace").read()
+        # "Step = 10 ; steps/s = 0.09, tokens/s = 638 (302 source, 336 target) ; ..."
+        return steady_rate([int(v) for v in re.findall(r"tokens/s = (\d+) \(", text)])
+
+    def parameter_count(self, watcher):
+        text = open(os.path.join(self.run_dir, "train.log"), errors="replace").read()
+        match = re.search(r"Number of model parameters: (\d+)", text)
+        return int(match.group(1)) if match else None
+
+
+# ----------------------------------------------------------------------------- eole
+class Eole(Peer):
+    name = "eole"
+    version = "eole 0.6.4 on torch 2.13.0 (CPU)"
+    requirements = ("eole==0.6.4", "torch==2.13.0", "aiohttp")
+
+    def train_command(self):
+        peer = self.data["peer_dir"]
+        vocab_size = sum(1 for _ in open(os.path.join(peer, "vocab.txt"))) + 8
+        self.config = self.write("config.yaml", """
+            seed: 1
+            report_every: %(every)d
+            save_data: %(run)s/data
+            overwrite: true
+            src_vocab: %(peer)s/vocab.txt
+            tgt_vocab: %(peer)s/vocab.txt
+            share_vocab: true
+            src_vocab_size: %(vocab_size)d
+            tgt_vocab_size: %(vocab_size)d
+            vocab_size_multiple: 1
+            src_words_min_frequency: 0
+            tgt_words_min_frequency: 0
+            n_sample: 0
+            data:
+              corpus_1:
+                path_src: %(peer)s/train.src
+                path_tgt: %(peer)s/train.tgt
+              valid:
+                path_src: %(peer)s/val.src
+                path_tgt: %(peer)s/val.tgt
+            transforms: []
+            model:
+              architecture: transformer
+              hidden_size: 256
+              layers: 3
+              heads: 4
+              transformer_ff: 1024
+              share_embeddings: true
+              share_decoder_embeddings: true
+              embeddings:
+                word_vec_size: 256
+                position_encoding_type: SinusoidalInterleaved
+            training:
+              model_path: %(run)s/model
+              train_steps: 100000000
+              valid_steps: 100000000
+              save_checkpoint_steps: %(every)d
+              keep_checkpoint: 3
+              batch_type: tokens
+              batch_size: 4096
+              valid_batch_size: 2048
+              num_workers: 0
+              bucket_size: 32768
+              bucket_size_init: 32768
+              bucket_size_increment: 0
+              accum_count: [1]
+              optim: adam
+              adam_beta1: 0.9
+              adam_beta2: 0.98
+              learning_rate: 1.5
+              decay_method: noam
+              warmup_steps: 600
+              label_smoothing: 0.1
+              dropout: [0.2]
+              attention_dropout: [0.1]
+              param_init_method: xavier_uniform
+              max_grad_norm: 0
+              world_size: 1
+              gpu_ranks: []
+            """ % {"run": self.run_dir, "peer": peer, "vocab_size": vocab_size,
+                   "every": self.args.checkpoint_steps})
+        command = [self.bin("eole"), "train", "-config", self.config]
+        return command, dict(os.environ), os.path.join(self.run_dir, "model"), self.find
+
+    @staticmethod
+    def find(model_dir):
+        found = {}
+        for name in os.listdir(model_dir):
+            match = re.match(r"step_(\d+)$", name)
+            path = os.path.join(model_dir, name)
+            if match and os.path.exists(os.path.join(path, "config.json")) and \
+                    os.path.exists(os.path.join(path, "vocab.json")):
+                found[int(match.group(1))] = [path]
+        return found
+
+    def decode(self, kept_path, step, out_path):
+        raw = out_path + ".tokens"
+        self.run([self.bin("eole"), "predict", "-model_path",
+                  os.path.join(kept_path, "step_%d" % step),
+                  "-src", self.data["peer_test_source"], "-output", raw,
+                  "-beam_size", str(self.args.beam_size), "-length_penalty", "wu",
+                  "-alpha", "0.6", "-batch_size", "32", "-batch_type", "sents",
+                  "-max_length", "200"],
+                 os.path.basename(out_path) + ".log")
+        decodes = self.detokenize(open(raw).read().split("\n")[:-1])
+        with open(out_path, "w", encoding="utf-8") as handle:
+            handle.write("".join(d + "\n" for d in decodes))
+        return decodes
+
+    def tokens_per_sec(self, log_path):
+        text = open(log_path, errors="replace").read()
+        pairs = re.findall(r"(\d+)/\s*(\d+) tok/s", text)
+        return steady_rate([int(a) + int(b) for a, b in pairs])
+
+    def parameter_count(self, watcher):
+        text = open(os.path.join(self.run_dir, "train.log"), errors="replace").read()
+        match = re.search(r"[Nn]umber of parameters:\s*([\d,]+)", text) or \
+            re.search(r"[Tt]otal params[^\d]*([\d,]+)", text)
+        return int(match.group(1).replace(",", "")) if match else None
+
+
+class Plotter(Peer):
+    """matplotlib in a venv of its own (t2t's venv does not carry it): bench/multi30k_plot.py."""
+    name = "plot"
+    version = "matplotlib"
+    requirements = ("matplotlib",)
+
+    def plot(self, results_path, png_path):
+        self.run([self.python, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                            "multi30k_plot.py"), results_path, png_path],
+                 "plot.log")
+
+
+PEERS = {"opennmt_tf": OpenNMTTF, "eole": Eole}

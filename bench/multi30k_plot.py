@@ -1,0 +1,36 @@
+"""Draw bench_multi30k's BLEU-vs-minutes plot: `python multi30k_plot.py results.json out.png`.
+
+Run by bench_multi30k.py with the python of a venv that has matplotlib.
+"""
+import json
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def main(results_path, png_path):
+    results = json.load(open(results_path))
+    figure, axes = plt.subplots(figsize=(6.4, 4.2))
+    best = 0.0
+    for result in results["systems"]:
+        points = [(b["minutes"], b["bleu"]) for b in result["budgets"] if b["bleu"] is not None]
+        if points:
+            best = max([best] + [bleu for _, bleu in points])
+            axes.plot(*zip(*points), marker="o", label="%s (%s parameters)" % (
+                result["system"], "{:,}".format(result["parameters"] or 0)))
+    axes.set_xlabel("training minutes (wall clock, %d CPU cores)" % results["cpu_count"])
+    axes.set_ylabel("BLEU, test_2016_flickr en-de (sacrebleu)")
+    axes.set_title("Multi30k: BLEU at equal training time, beam %d" % results["beam_size"])
+    axes.set_xlim(left=0)
+    axes.set_ylim(0, max(5.0, best * 1.15))
+    axes.grid(alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(png_path, dpi=100, format="png")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
