@@ -53,8 +53,12 @@ def one_line(message) -> str:
 
 
 def exit_with_user_error(program_name, error):
-    """Print `<program>: error: <message>` to stderr and exit with code 2."""
+    """Print `<program>: error: <message>` to stderr and exit with code 2 (under the line,
+    the user's own traceback for a `UserCodeError`)."""
     sys.stderr.write("%s: error: %s\n" % (program_name, one_line(error)))
+    details = getattr(error, "details", "")
+    if details:
+        sys.stderr.write(details if details.endswith("\n") else details + "\n")
     sys.stderr.flush()
     sys.exit(EXIT_USER_ERROR)
 
@@ -256,7 +260,7 @@ def apply_common_flags(t2t_usr_dir="", registry_help=False, out=None):
 
     The import happens first so `--registry_help` lists the user's registrations too.
     `usr_dir.UsrDirError` (missing folder, no `__init__.py`) is a user error: one line, exit 2
-    under `run_main`. Anything raised by the user's own code propagates with its traceback.
+    under `run_main`; the user's own code failing is a `UserCodeError` (their frames only).
     """
     usr_dir.import_usr_dir(t2t_usr_dir)
     if registry_help:
@@ -267,18 +271,10 @@ def apply_common_flags(t2t_usr_dir="", registry_help=False, out=None):
 def import_modules(module_names, flag_name="--module_import"):
     """Import each module named (seqio's --module_import): they register tasks/mixtures.
 
-    A module that cannot be found is a UserError naming it; errors raised by the module's
-    own code propagate with their traceback.
+    A module that cannot be found is a UserError naming it; one whose own code fails is a
+    UserCodeError: one line naming it, then only the user's frames of its traceback.
 
         import_modules(["my_project.tasks"])
     """
-    import importlib
     for name in module_names or ():
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as error:
-            if error.name and (name == error.name or name.startswith(error.name + ".")):
-                raise errors.UserError(
-                    "%s=%s: no module named %s (is it on PYTHONPATH, or installed?)"
-                    % (flag_name, name, error.name)) from None
-            raise
+        usr_dir.import_user_module(name, "%s=%s" % (flag_name, name))

@@ -22,7 +22,6 @@ COMPLETED (an interrupted run) is cleared of its partial files and written again
 """
 import contextlib
 import dataclasses
-import importlib
 import io
 import os
 import re
@@ -247,13 +246,7 @@ def cache_tasks(tasks: Optional[Sequence[str]], output_cache_dir: str, *,
                 else lambda: None)
     setup_fn()
     for module in module_import:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as e:
-            if e.name and (module == e.name or module.startswith(e.name + ".")):
-                raise UserError(f"--module_import={module}: no module named {e.name!r}; give "
-                                "an importable module (check PYTHONPATH)") from e
-            raise
+        usr_dir_lib.import_user_module(module, f"--module_import={module}")
     if tfds_data_dir:
         utils.set_tfds_data_dir_override(tfds_data_dir)
     if min_shards < 0 or max_shards < 0:
