@@ -33,7 +33,7 @@ from absl import logging
 
 from t2t.core import registry
 from t2t.core.errors import UserError
-from t2t.seqio import dataset_providers, utils
+from t2t.seqio import checks, dataset_providers, utils
 
 DEFAULT_PIPELINE_OPTIONS = ("--runner=DirectRunner",)
 
@@ -255,6 +255,13 @@ def cache_tasks(tasks: Optional[Sequence[str]], output_cache_dir: str, *,
     names = select_tasks(tasks, excluded_tasks)
     check_output_dir(output_cache_dir)
     utils.add_global_cache_dirs([output_cache_dir] + list(tasks_additional_cache_dirs))
+
+    for name in names:  # every task to write has its files, before any work
+        task = dataset_providers.TaskRegistry.get(name)
+        done = tf.io.gfile.exists(os.path.join(output_cache_dir, utils.get_task_dir_from_name(
+            name), "COMPLETED"))
+        if task.supports_caching and (overwrite or not done):
+            checks.check_source_files(task, task.splits)
 
     results = []
     start = time.monotonic()

@@ -329,8 +329,8 @@ def test_task_without_data_is_a_user_error(tmp_path, tasks):
     seqio.TaskRegistry.add(
         "cache_test_nodata", seqio.TextLineDataSource({"train": str(tmp_path / "none-*.tsv")}),
         tasks.FEATURES, preprocessors=[tasks.parse_tsv, seqio.CacheDatasetPlaceholder()])
-    with pytest.raises(cache_tasks.UserError, match="task 'cache_test_nodata': its source "
-                                                     "has no data"):
+    with pytest.raises(cache_tasks.UserError, match="task 'cache_test_nodata', split 'train': "
+                                                     "no file matches .*none-"):
         cache_tasks.cache_tasks(["cache_test_nodata"], str(tmp_path / "out"))
     assert not os.path.exists(tmp_path / "out" / "cache_test_nodata" / "COMPLETED")
 
