@@ -33,6 +33,7 @@ from absl import logging
 
 from t2t.core import registry
 from t2t.core.errors import UserError
+from t2t.seqio import beam_utils  # noqa: F401  (imports Beam without its GCP notice)
 from t2t.seqio import checks, dataset_providers, utils
 
 DEFAULT_PIPELINE_OPTIONS = ("--runner=DirectRunner",)

@@ -272,8 +272,9 @@ def create_estimator(model_name, hparams, run_config, schedule="train_and_evalua
     # On a real TPU the features live inside the TPU computation and cannot be fetched.
     model_fn = _counting_model_fn(model_fn, count_tokens=not use_tpu)
     if not (use_tpu or use_tpu_estimator):
+        # params={}: the model_fn takes `params`; None would make the Estimator warn.
         return tf.estimator.Estimator(model_fn=model_fn, model_dir=run_config.model_dir,
-                                      config=run_config)
+                                      config=run_config, params={})
     problem = getattr(hparams, "problem", None)
     if problem is None:
         raise ValueError("create_estimator with a TPUEstimator needs hparams.problem; call "
