@@ -350,3 +350,25 @@ def test_tpu_estimator_trains_on_cpu(data_dir, tmp_path):
     exp.train()
     assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-3")
     assert log_hook(exp).summary["steps"] == 3
+
+
+def test_estimator_is_created_without_the_params_warning(tmp_path):
+    """Every trainer and decoder run used to warn "Estimator's model_fn ... includes params
+    argument, but params are not passed to Estimator"."""
+    import logging as std_logging
+    records = []
+
+    class Keep(std_logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+
+    handler, logger = Keep(), tf.get_logger()
+    logger.addHandler(handler)
+    try:
+        hparams = trainer_lib.create_hparams("transformer_tiny")
+        config = run_config.create_run_config(model_name="transformer",
+                                              model_dir=str(tmp_path))
+        trainer_lib.create_estimator("transformer", hparams, config)
+    finally:
+        logger.removeHandler(handler)
+    assert not [m for m in records if "params are not passed" in m], records
