@@ -296,11 +296,12 @@ def create_estimator(model_name, hparams, run_config, schedule="train_and_evalua
 
 
 def create_hooks(use_dbgprofile=False, dbgprofile_kwargs=None, use_early_stopping=False,
-                 early_stopping_kwargs=None, log_step_count_steps=100, model_name="model"):
+                 early_stopping_kwargs=None, log_step_count_steps=100, model_name="model",
+                 eval_steps=None):
     """(train_hooks, eval_hooks): progress logging, profiling and early stopping."""
     train_hooks = [experiment_lib.TrainingLogHook(
         every_n_steps=log_step_count_steps, description="train %s" % model_name)]
-    eval_hooks = []
+    eval_hooks = [experiment_lib.EvalStartHook(eval_steps)]
     if use_dbgprofile:
         kwargs = dict(save_steps=10, show_dataflow=True, show_memory=True)
         kwargs.update(dbgprofile_kwargs or {})
@@ -453,7 +454,7 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
         dbgprofile_kwargs={"output_dir": run_config.model_dir},
         use_early_stopping=use_early_stopping, early_stopping_kwargs=early_stopping_kwargs,
         log_step_count_steps=spec.log_step_count_steps or run_config.log_step_count_steps or 100,
-        model_name=model_name)
+        model_name=model_name, eval_steps=eval_steps)
     train_hooks += list(spec.additional_train_hooks or [])
     eval_hooks += list(spec.additional_eval_hooks or [])
 
