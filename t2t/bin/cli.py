@@ -23,8 +23,9 @@ What the user sees when something goes wrong:
     2
 
 A user error (`UserError`, an unknown or duplicate registry name, a bad flag value) is ONE
-line on stderr and exit code 2, as argparse does for usage errors. Anything else is a bug
-(ours or in the user's `--t2t_usr_dir` code) and keeps its full traceback (exit code 1).
+line on stderr and exit code 2, as argparse does for usage errors; a user's module failing
+on import (`UserCodeError`) is that line followed by the user's own frames only. Anything
+else is a bug and keeps its full traceback (exit code 1).
 Ctrl-C ends with exit code 130 and a one-line message instead of a traceback.
 """
 import os
