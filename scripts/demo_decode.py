@@ -18,6 +18,9 @@ def main():
     args = parser.parse_args()
 
     print("loading TensorFlow and the model of %s ..." % args.output_dir, flush=True)
+    from absl import logging
+    logging.set_verbosity(logging.INFO)   # the decode's progress lines (absl, as the programs)
+    logging.use_absl_handler()
     from t2t.decoding import decoding
     from t2t.training import trainer_lib
     from t2t.training.run_config import create_run_config

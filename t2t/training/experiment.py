@@ -105,14 +105,16 @@ class TrainingLogHook(tf.compat.v1.train.SessionRunHook):
             losses = [tf.cast(loss, tf.float32) for loss in losses]
             self._fetches["loss"] = tf.add_n(losses) / float(len(losses))
         self._progress = None
+        logging.info("%s: graph built; starting the session (TensorFlow optimizes the graph, "
+                     "then restores or initializes the variables)", self._description)
 
     def after_create_session(self, session, coord):
         del coord
         self._start_step = int(session.run(self._global_step))
         if self._start_step > 0:
             logging.info("%s: resuming at global step %d", self._description, self._start_step)
-        else:  # the graph is built: say so before the first line, `every_n_steps` away
-            logging.info("%s: model built, training from step 0 (a line every %d steps)",
+        else:  # say so before the first step line, `every_n_steps` away
+            logging.info("%s: session ready, training from step 0 (a line every %d steps)",
                          self._description, self._every_n_steps)
         self._examples = 0
         self._progress = Progress(self._description, unit="steps", every_seconds=float("inf"),
@@ -234,6 +236,9 @@ class EvalStartHook(tf.compat.v1.train.SessionRunHook):
 
     def __init__(self, steps=None):
         self._steps = steps
+
+    def begin(self):
+        logging.info("Evaluation graph built; starting its session and restoring the checkpoint")
 
     def after_create_session(self, session, coord):
         del coord

@@ -289,11 +289,37 @@ def test_tf_config_roles(monkeypatch):
 @pytest.fixture(scope="module")
 def trained(data_dir, tmp_path_factory):
     """6 steps with checkpoints every 3, then one evaluation."""
+    import logging as std_logging
+    from absl import logging as absl_logging
     model_dir = str(tmp_path_factory.mktemp("run"))
     exp = make_experiment(model_dir, data_dir, train_steps=6)
-    exp.train()
-    metrics = exp.evaluate()
+    messages = []
+
+    class Keep(std_logging.Handler):
+        def emit(self, record):
+            messages.append(record.getMessage())
+
+    handler, logger = Keep(level=std_logging.INFO), absl_logging.get_absl_logger()
+    logger.addHandler(handler)
+    try:
+        exp.train()
+        metrics = exp.evaluate()
+    finally:
+        logger.removeHandler(handler)
+    exp.log_messages = messages
     return model_dir, exp, metrics
+
+
+def test_long_stretches_say_what_they_are_doing(trained):
+    """Graph building and session start-up took tens of seconds without a line (make demo)."""
+    messages = trained[1].log_messages
+    expected = ["train transformer: graph built; starting the session",
+                "train transformer: session ready, training from step 0 (a line every",
+                "Evaluation graph built; starting its session and restoring the checkpoint",
+                "Evaluating the checkpoint of step 6 (2 batches)"]
+    found = [next((i for i, m in enumerate(messages) if m.startswith(e)), None)
+             for e in expected]
+    assert None not in found and found == sorted(found), messages
 
 
 def test_train_logs_tokens_and_checkpoints(trained):
