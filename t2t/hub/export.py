@@ -17,6 +17,7 @@ The export is written under a temporary name next to `export_dir` and renamed in
 when all three are complete (`atomic_files.atomic_output_dir`); an older export at
 `export_dir` is replaced, and folders an interrupted export left are removed first.
 """
+import logging as std_logging
 import os
 
 import tensorflow as tf
@@ -62,6 +63,26 @@ def build_hub_objects(model_name, hparams, checkpoint_path, default_seq_length=1
     return {"preprocessor": preprocessor, "encoder": encoder, "embedding": embedding}
 
 
+class _WithoutCaptureRenameNotice(std_logging.Filter):
+    """Drops TensorFlow's "Function `__call__` contains input name(s) 17287 with unsupported
+    characters which will be renamed to unknown" notice: the "name" is the id of the
+    vocabulary table the preprocessor's signature captures, not an input of ours, and
+    nothing a user can act on."""
+
+    def filter(self, record):
+        return "with unsupported characters which will be renamed" not in str(record.msg)
+
+
+def save(obj, path):
+    """`tf.saved_model.save(obj, path)` without TensorFlow's capture-rename notice."""
+    notice_filter, logger = _WithoutCaptureRenameNotice(), logging.get_absl_logger()
+    logger.addFilter(notice_filter)
+    try:
+        tf.saved_model.save(obj, path)
+    finally:
+        logger.removeFilter(notice_filter)
+
+
 def export_tfhub(model_name, hparams, checkpoint_path, export_dir, default_seq_length=128):
     """Write <export_dir>/{preprocessor,encoder,embedding}; returns {part: path}.
 
@@ -86,7 +107,7 @@ def export_tfhub(model_name, hparams, checkpoint_path, export_dir, default_seq_l
         logging.info("removed %s, left by an interrupted export", stale)
     with atomic_files.atomic_output_dir(export_dir) as temporary:
         for part in PARTS:
-            tf.saved_model.save(objects[part], os.path.join(temporary, part))
+            save(objects[part], os.path.join(temporary, part))
             logging.info("Saved the TF Hub %s", part)
     logging.info("Exported %s as TF Hub SavedModels to %s (width %d, default_seq_length %d)",
                  model_name, export_dir, objects["encoder"].width, default_seq_length)

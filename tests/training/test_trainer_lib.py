@@ -300,12 +300,15 @@ def trained(data_dir, tmp_path_factory):
             messages.append(record.getMessage())
 
     handler, logger = Keep(level=std_logging.INFO), absl_logging.get_absl_logger()
+    level = logger.level
     logger.addHandler(handler)
+    logger.setLevel(std_logging.INFO)
     try:
         exp.train()
         metrics = exp.evaluate()
     finally:
         logger.removeHandler(handler)
+        logger.setLevel(level)
     exp.log_messages = messages
     return model_dir, exp, metrics
 
