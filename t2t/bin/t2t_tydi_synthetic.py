@@ -41,8 +41,8 @@ def main(argv):
     if FLAGS.num_train < 1 or FLAGS.num_dev < 1:
         raise errors.UserError("--num_train and --num_dev must be at least 1")
     cli.check_writable_dir("--tmp_dir", FLAGS.tmp_dir)
-    paths = synthetic.write_sample(os.path.expanduser(FLAGS.tmp_dir), FLAGS.num_train, FLAGS.num_dev,
-                                   FLAGS.random_seed)
+    paths = synthetic.write_sample(os.path.expanduser(FLAGS.tmp_dir), FLAGS.num_train,
+                                   FLAGS.num_dev, FLAGS.random_seed)
     print("t2t-tydi-synthetic: wrote %d train and %d dev examples: %s" % (
         FLAGS.num_train, FLAGS.num_dev, ", ".join(paths)))
     return 0

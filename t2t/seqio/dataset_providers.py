@@ -494,8 +494,7 @@ MixtureRate = Union[int, float, Callable[[Any], float]]
 
 
 class MixtureMismatchError(t2t_errors.UserError):
-    """The tasks of a mixture disagree on their output features (a ValueError, as in seqio);
-    the programs print its one line and exit 2."""
+    """Tasks of a mixture disagree on features: a ValueError (seqio's), one line + exit 2."""
 
 
 def _first_mismatch(mixture_name, tasks) -> Optional[str]:

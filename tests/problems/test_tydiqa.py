@@ -198,7 +198,7 @@ def test_codepoint_encoder_names_special_ids():
     assert np.array_equal(encoder.encode("a"), [97])
 
 
-# ------------------------------------------------------------------ issue 20: offline, damaged files
+# ------------------------------------------------------------ offline, damaged files
 def run_datagen(capsys, *args):
     """t2t-datagen in this process: (exit code, stderr lines)."""
     from absl import flags

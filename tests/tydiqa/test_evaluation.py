@@ -170,7 +170,7 @@ def test_cli_user_errors_are_one_line(tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-# ------------------------------------------------------------------ issue 20: files as users give them
+# ------------------------------------------------------------ files as users give them
 def _prediction_line(example_id, language, passage, span, score=1.0):
     return {"example_id": example_id, "language": language, "passage_answer_index": passage,
             "passage_answer_score": score,
