@@ -1,5 +1,6 @@
 # make test  : create .venv (Python 3.9-3.11), install t2t with its test extra, run the tests.
-# make demo  : same setup, then datagen on the default problem and a look at the data.
+# make demo  : same setup, then datagen -> train (transformer_tiny, 2,000 steps) -> evaluate ->
+#              greedy decode of the dev set on algorithmic_reverse_binary40_test (scripts/demo.sh).
 # make bench : same setup, then the benchmarks in bench/ (figures printed and written to bench/results/).
 SHELL := /bin/bash
 VENV := .venv

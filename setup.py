@@ -50,6 +50,7 @@ setup(
             "t2t-avg-all=t2t.bin.t2t_avg_all:console_main",
             "t2t-tydi-eval=t2t.bin.t2t_tydi_eval:console_main",
             "t2t-cache-tasks=t2t.bin.t2t_cache_tasks:console_main",
+            "t2t-tydi-synthetic=t2t.bin.t2t_tydi_synthetic:console_main",
         ],
     },
     classifiers=[

@@ -8,10 +8,6 @@ The last step of `make demo`:
 import argparse
 import os
 
-from t2t.decoding import decoding
-from t2t.training import trainer_lib
-from t2t.training.run_config import create_run_config
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -21,6 +17,14 @@ def main():
     parser.add_argument("--num_examples", type=int, default=5)
     args = parser.parse_args()
 
+    print("loading TensorFlow and the model of %s ..." % args.output_dir, flush=True)
+    from absl import logging
+    logging.set_verbosity(logging.INFO)   # the decode's progress lines (absl, as the programs)
+    logging.use_absl_handler()
+    from t2t.decoding import decoding
+    from t2t.training import trainer_lib
+    from t2t.training.run_config import create_run_config
+
     hparams = trainer_lib.create_hparams(
         args.hparams_set, args.hparams, data_dir=args.data_dir, problem_name=args.problem,
         hparams_path=os.path.join(args.output_dir, "hparams.json"))
@@ -28,6 +32,8 @@ def main():
     run_config = create_run_config(model_name=args.model, model_dir=args.output_dir)
     estimator = trainer_lib.create_estimator(args.model, hparams, run_config,
                                              decode_hparams=decode_hp)
+    print("decoding the dev set with %s (building the decoding graph, then one batch at a "
+          "time) ..." % os.path.basename(estimator.latest_checkpoint() or "?"), flush=True)
     summary = decoding.decode_dev_sample(estimator, hparams, decode_hp, args.num_examples)
     for inputs, decode, reference in zip(summary.inputs, summary.decodes, summary.references):
         print("  inputs:    %s\n  decode:    %s\n  reference: %s\n" % (inputs, decode, reference))

@@ -23,8 +23,9 @@ What the user sees when something goes wrong:
     2
 
 A user error (`UserError`, an unknown or duplicate registry name, a bad flag value) is ONE
-line on stderr and exit code 2, as argparse does for usage errors. Anything else is a bug
-(ours or in the user's `--t2t_usr_dir` code) and keeps its full traceback (exit code 1).
+line on stderr and exit code 2, as argparse does for usage errors; a user's module failing
+on import (`UserCodeError`) is that line followed by the user's own frames only. Anything
+else is a bug and keeps its full traceback (exit code 1).
 Ctrl-C ends with exit code 130 and a one-line message instead of a traceback.
 """
 import os
@@ -53,8 +54,12 @@ def one_line(message) -> str:
 
 
 def exit_with_user_error(program_name, error):
-    """Print `<program>: error: <message>` to stderr and exit with code 2."""
+    """Print `<program>: error: <message>` to stderr and exit with code 2 (under the line,
+    the user's own traceback for a `UserCodeError`)."""
     sys.stderr.write("%s: error: %s\n" % (program_name, one_line(error)))
+    details = getattr(error, "details", "")
+    if details:
+        sys.stderr.write(details if details.endswith("\n") else details + "\n")
     sys.stderr.flush()
     sys.exit(EXIT_USER_ERROR)
 
@@ -256,7 +261,7 @@ def apply_common_flags(t2t_usr_dir="", registry_help=False, out=None):
 
     The import happens first so `--registry_help` lists the user's registrations too.
     `usr_dir.UsrDirError` (missing folder, no `__init__.py`) is a user error: one line, exit 2
-    under `run_main`. Anything raised by the user's own code propagates with its traceback.
+    under `run_main`; the user's own code failing is a `UserCodeError` (their frames only).
     """
     usr_dir.import_usr_dir(t2t_usr_dir)
     if registry_help:
@@ -267,18 +272,10 @@ def apply_common_flags(t2t_usr_dir="", registry_help=False, out=None):
 def import_modules(module_names, flag_name="--module_import"):
     """Import each module named (seqio's --module_import): they register tasks/mixtures.
 
-    A module that cannot be found is a UserError naming it; errors raised by the module's
-    own code propagate with their traceback.
+    A module that cannot be found is a UserError naming it; one whose own code fails is a
+    UserCodeError: one line naming it, then only the user's frames of its traceback.
 
         import_modules(["my_project.tasks"])
     """
-    import importlib
     for name in module_names or ():
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as error:
-            if error.name and (name == error.name or name.startswith(error.name + ".")):
-                raise errors.UserError(
-                    "%s=%s: no module named %s (is it on PYTHONPATH, or installed?)"
-                    % (flag_name, name, error.name)) from None
-            raise
+        usr_dir.import_user_module(name, "%s=%s" % (flag_name, name))

@@ -78,8 +78,9 @@ def main(argv):
     cli.reject_extra_args(argv, PROGRAM)
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
     logging.set_verbosity(logging.INFO)
-    for name in ("apache_beam", "root"):  # Beam's worker chatter stays out of the way
-        std_logging.getLogger(name if name != "root" else None).setLevel(std_logging.WARNING)
+    # Beam's own chatter stays out of the way; t2t's progress lines (absl, through the root
+    # logger, whose level absl's verbosity sets) stay, also from the in-process runner.
+    std_logging.getLogger("apache_beam").setLevel(std_logging.WARNING)
     if FLAGS.output_format != "tfrecord":
         raise errors.UserError("--output_format=%s: t2t writes tfrecord caches only (seqio's "
                                "ArrayRecord needs the array_record package); use "

@@ -271,6 +271,15 @@ def main(argv):
     return 0
 
 
+def check_task_split():
+    """The task's files (or cache) for the split decoded, checked before any work."""
+    from t2t.seqio import checks
+    from t2t.seqio_training import task_problem
+    checks.check_task_data(task_problem.get_provider(FLAGS.mixture_or_task_name),
+                           [FLAGS.task_eval_split], use_cached=FLAGS.use_cached_tasks,
+                           fix_args=checks.module_args(FLAGS.module_import, FLAGS.t2t_usr_dir))
+
+
 def main_task():
     """--mixture_or_task_name: decode a task's split (or --decode_from_file) with its
     vocabulary and post-processor."""
@@ -286,6 +295,8 @@ def main_task():
     registry.model(FLAGS.model)
     registry.hparams(FLAGS.hparams_set)
     cli.import_modules(FLAGS.module_import)
+    if not (FLAGS.decode_from_file or FLAGS.decode_interactive or FLAGS.score_file):
+        check_task_split()
     model_dir, checkpoint_path = resolve_checkpoint(FLAGS.checkpoint_path, FLAGS.output_dir)
     check_trained_with(model_dir)
     saved = trainer_lib.read_saved_flags(model_dir)

@@ -299,6 +299,21 @@ def task_training_spec():
         seed=FLAGS.random_seed)
 
 
+def checks_lib():
+    from t2t.seqio import checks
+    return checks
+
+
+def check_task_data(spec, splits):
+    """Every task of --mixture_or_task_name has its files (or, with --use_cached_tasks, its
+    cache) for `splits`: a UserError naming task, split and pattern before any work."""
+    from t2t.seqio_training import task_problem
+    checks = checks_lib()
+    checks.check_task_data(task_problem.get_provider(spec.mixture_or_task_name), splits,
+                           use_cached=spec.use_cached,
+                           fix_args=checks.module_args(FLAGS.module_import, FLAGS.t2t_usr_dir))
+
+
 def main_task(hp_overrides=""):
     """--mixture_or_task_name: train on a SeqIO Task or Mixture (t2t.seqio_training)."""
     from t2t.core import registry
@@ -314,6 +329,8 @@ def main_task(hp_overrides=""):
     model_name, hparams_set = _require("model"), _require("hparams_set")
     registry.model(model_name)
     spec = task_training_spec()
+    check_task_data(spec, checks_lib().splits_for_schedule(FLAGS.schedule,
+                                                           eval_split=spec.eval_split))
     model_dir = output_dir()
     cli.check_writable_dir("--output_dir", model_dir)
     overrides = join_overrides(FLAGS.hparams, hp_overrides)

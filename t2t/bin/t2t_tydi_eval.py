@@ -11,6 +11,7 @@ The last line is always the JSON object of the six averages. The rules are
 `tydi_eval.py`'s (see `t2t.tydiqa.evaluation`); the flags keep its names.
 """
 import json
+import sys
 
 from absl import flags, logging
 
@@ -25,11 +26,17 @@ FLAGS = flags.FLAGS
 
 flags.DEFINE_string("gold_path", None, "TyDi QA jsonl(.gz) with the annotations (a glob may "
                     "name several files).")
-flags.DEFINE_string("predictions_path", None, "Predictions jsonl, one line per example.")
+flags.DEFINE_string("predictions_path", None, "Predictions jsonl, one line per example (a "
+                    "glob reads every file it matches).")
 flags.DEFINE_integer("passage_non_null_threshold", 2, "Annotators needed for gold to have a "
                      "passage answer.")
 flags.DEFINE_integer("minimal_non_null_threshold", 2, "Annotators needed for gold to have a "
                      "minimal answer.")
+
+
+def warn(line):
+    sys.stderr.write("t2t-tydi-eval: warning: %s\n" % line)
+    sys.stderr.flush()
 
 
 def main(argv):
@@ -43,7 +50,10 @@ def main(argv):
             raise errors.UserError("--%s=%d: give at least 1 annotator" %
                                    (name, getattr(FLAGS, name)))
     gold = evaluation.read_gold(FLAGS.gold_path)
-    predictions = evaluation.read_predictions(FLAGS.predictions_path)
+    read = evaluation.read_prediction_files(FLAGS.predictions_path)
+    for line in read.warnings():
+        warn(line)
+    predictions = read.predictions
     result = evaluation.evaluate(gold, predictions, FLAGS.passage_non_null_threshold,
                                  FLAGS.minimal_non_null_threshold)
     if result.missing:

@@ -134,15 +134,19 @@ def remove_stale_temp_files(paths):
     Only call this when no other process is writing the same outputs.
     """
     import glob
+    import shutil
     for path in paths:
         if is_remote_path(path):
             continue
-        path = local_path(os.fspath(path))
+        path = local_path(os.fspath(path)).rstrip("/")
         pattern = os.path.join(os.path.dirname(os.path.abspath(path)),
                                glob.escape(_temp_prefix(path)) + "*" + INCOMPLETE_SUFFIX)
         for stale in glob.glob(pattern):
             try:
-                os.remove(stale)
+                if os.path.isdir(stale) and not os.path.islink(stale):
+                    shutil.rmtree(stale)  # the folder of an interrupted atomic_output_dir
+                else:
+                    os.remove(stale)
                 logging.info("removed %s, left by an interrupted run", stale)
             except FileNotFoundError:
                 pass
@@ -185,6 +189,60 @@ def atomic_output_path(path):
             pass
         raise
     fsync_dir(os.path.dirname(os.path.abspath(path)))
+
+
+@contextlib.contextmanager
+def atomic_output_dir(path):
+    """Yield a temporary folder next to folder `path`; it replaces `path` if the block succeeds.
+
+    For writers of whole folders (`tf.saved_model.save` of several models). The folder is
+    `.<name>.<random>.incomplete` beside `path`; an exception removes it, and a run killed
+    part way leaves it for `remove_stale_temp_files([path])`, which the next writer calls
+    first. An existing `path` is replaced only once the new folder is complete.
+
+        with atomic_output_dir("/train/export/hub") as tmp:
+            tf.saved_model.save(encoder, os.path.join(tmp, "encoder"))
+        # /train/export/hub/encoder exists; no .hub.*.incomplete is left
+    """
+    import shutil
+    path = os.fspath(path).rstrip("/")
+    if is_remote_path(path):
+        import tensorflow as tf
+        tmp = path + INCOMPLETE_SUFFIX
+        if tf.io.gfile.exists(tmp):
+            tf.io.gfile.rmtree(tmp)
+        try:
+            yield tmp
+            if tf.io.gfile.exists(path):
+                tf.io.gfile.rmtree(path)
+            tf.io.gfile.rename(tmp, path)
+        except BaseException:
+            if tf.io.gfile.exists(tmp):
+                tf.io.gfile.rmtree(tmp)
+            raise
+        return
+    path = local_path(path)
+    parent = os.path.dirname(os.path.abspath(path))
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=_temp_prefix(path), suffix=INCOMPLETE_SUFFIX, dir=parent)
+    os.chmod(tmp, 0o777 & ~_current_umask())
+    old = None
+    try:
+        yield tmp
+        if os.path.exists(path):
+            old = tempfile.mkdtemp(prefix=_temp_prefix(path), suffix=".old" + INCOMPLETE_SUFFIX,
+                                   dir=parent)
+            os.rmdir(old)
+            os.replace(path, old)
+        os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old and os.path.exists(old) and not os.path.exists(path):
+            os.replace(old, path)  # put the previous folder back
+        raise
+    if old:
+        shutil.rmtree(old, ignore_errors=True)
+    fsync_dir(parent)
 
 
 @contextlib.contextmanager

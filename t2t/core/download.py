@@ -228,6 +228,25 @@ def maybe_download(directory, filename, uri, retries=DEFAULT_RETRIES,
     return filepath
 
 
+def unreachable_reason(url, timeout=10.0):
+    """None when the server of http(s) `url` answers at all (any status), else why not.
+
+    One quick attempt, no retries: a caller that can say what to do offline asks this
+    before `maybe_download`'s retries (about half a minute) end in "try again later".
+
+        unreachable_reason("https://storage.googleapis.com/tydiqa/v1.0/")   # None online
+        unreachable_reason("http://127.0.0.1:9/x")   # "connection failed (ConnectionError)"
+    """
+    if not _is_http(url):
+        return None
+    import requests
+    try:
+        requests.head(url, timeout=timeout, allow_redirects=False).close()
+    except (requests.ConnectionError, requests.Timeout) as error:
+        return "connection failed (%s)" % type(error).__name__
+    return None
+
+
 def _drive_confirm_params(response):
     """What Google Drive wants echoed back after its "can't scan for viruses" page.
 

@@ -10,8 +10,13 @@ is what T2T users needed when they saw "never registered" instead.
 import importlib
 import os
 import sys
+import traceback
 
-from t2t.core.errors import UserError
+from t2t.core import registry
+from t2t.core.errors import UserCodeError, UserError
+
+_T2T_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_IMPORTLIB_ROOT = os.path.dirname(os.path.abspath(importlib.__file__)) + os.sep
 
 
 class UsrDirError(UserError):
@@ -41,6 +46,56 @@ def import_usr_dir(usr_dir):
                           "rename your folder" % (usr_dir, module_name, existing))
     sys.path.insert(0, containing_dir)
     try:
-        return importlib.import_module(module_name)
+        return import_user_module(module_name, "--t2t_usr_dir=%s" % usr_dir)
     finally:
         sys.path.remove(containing_dir)
+
+
+def _is_ours(filename):
+    return (filename.startswith(_T2T_ROOT) or filename.startswith(_IMPORTLIB_ROOT) or
+            filename.startswith("<frozen importlib"))
+
+
+def user_traceback(error) -> str:
+    """`error`'s traceback without t2t's and importlib's frames: the user's own part.
+
+        # my_tasks.py, line 3: `import no_such_dependency`
+        user_traceback(error)
+        # Traceback (most recent call last):
+        #   File "/home/me/my_tasks.py", line 3, in <module>
+        #     import no_such_dependency
+        # ModuleNotFoundError: No module named 'no_such_dependency'
+    """
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if not _is_ours(frame.filename)]
+    lines = (["Traceback (most recent call last):\n"] + traceback.format_list(frames)
+             if frames else [])
+    lines += traceback.format_exception_only(type(error), error)
+    return "".join(lines)
+
+
+def import_user_module(name, flag):
+    """Import module `name` given by `flag` ("--module_import=my.tasks").
+
+    A module that does not exist is a UserError; one whose own code fails (a syntax
+    error, an import of its own that fails, any exception) is a UserCodeError: one line
+    naming the module, with the user's frames of the traceback as its `details`.
+    """
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name and (name == error.name or name.startswith(error.name + ".")):
+            raise UserError("%s: no module named %s (is it on PYTHONPATH, or installed?)"
+                            % (flag, error.name)) from None
+        raise _code_error(name, flag, error) from error
+    except (UserError, registry.UnknownNameError, registry.DuplicateNameError):
+        raise  # already one line naming the thing (a name registered twice, ...)
+    except Exception as error:  # pylint: disable=broad-except  (the user's code)
+        raise _code_error(name, flag, error) from error
+
+
+def _code_error(name, flag, error):
+    kind = "has a syntax error" if isinstance(error, SyntaxError) else (
+        "failed on import with %s" % type(error).__name__)
+    return UserCodeError("%s: module %s %s; fix your code (its traceback follows)"
+                         % (flag, name, kind), user_traceback(error))

@@ -375,7 +375,9 @@ def decode_dev_sample(estimator, hparams, decode_hp, num_examples=5, checkpoint_
     input_fn = _dataset_input_fn(hparams, decode_hp, dataset_split)
     inputs, decodes, references = [], [], []
     correct = num_decoded = 0
+    progress = Progress("decode %s dev" % _problem_name(hparams))
     for prediction in estimator.predict(input_fn, checkpoint_path=checkpoint_path):
+        progress.update(1)
         outputs = prediction["outputs"]
         if outputs.ndim > 1:  # return_beams: the best beam
             outputs = outputs[0]
@@ -396,6 +398,7 @@ def decode_dev_sample(estimator, hparams, decode_hp, num_examples=5, checkpoint_
     if not num_decoded:
         raise errors.UserError("the dev set of %s is empty; generate data with t2t-datagen"
                                % _problem_name(hparams))
+    progress.done(correct=correct)
     return DevDecodeSummary(inputs, decodes, references, correct / num_decoded, num_decoded)
 
 

@@ -538,7 +538,7 @@ class SubwordTextEncoder(TextEncoder):
 
         def bisect_min_count(min_val, max_val):
             present_count = (max_val + min_val) // 2
-            logging.info("Trying min_count %d", present_count)
+            logging.debug("Trying min_count %d", present_count)
             subtokenizer = build(present_count)
             # Being within 1% of the target size is ok.
             is_ok = abs(subtokenizer.vocab_size - target_size) * 100 < target_size
@@ -593,7 +593,7 @@ class SubwordTextEncoder(TextEncoder):
             kept.extend((singles.get(c, 0), c) for c in self._alphabet)
             kept.sort(reverse=True)
             self._init_subtokens_from_list(plan.escaped_reserved + [s for _, s in kept])
-            logging.info("Iteration %d: vocab_size = %d", i, self.vocab_size)
+            logging.debug("Iteration %d: vocab_size = %d", i, self.vocab_size)
 
     @property
     def all_subtoken_strings(self):

@@ -14,13 +14,16 @@ only (no t2t, no tensorflow_text):
     pooled = encoder(preprocessor(text_input))["pooled_output"]
 
 The export is written under a temporary name next to `export_dir` and renamed into place
-when all three are complete; an older export at `export_dir` is replaced.
+when all three are complete (`atomic_files.atomic_output_dir`); an older export at
+`export_dir` is replaced, and folders an interrupted export left are removed first.
 """
+import logging as std_logging
 import os
 
 import tensorflow as tf
 from absl import logging
 
+from t2t.core import atomic_files
 from t2t.core import errors
 from t2t.hub import encoder as encoder_lib
 from t2t.hub import preprocessor as preprocessor_lib
@@ -60,6 +63,26 @@ def build_hub_objects(model_name, hparams, checkpoint_path, default_seq_length=1
     return {"preprocessor": preprocessor, "encoder": encoder, "embedding": embedding}
 
 
+class _WithoutCaptureRenameNotice(std_logging.Filter):
+    """Drops TensorFlow's "Function `__call__` contains input name(s) 17287 with unsupported
+    characters which will be renamed to unknown" notice: the "name" is the id of the
+    vocabulary table the preprocessor's signature captures, not an input of ours, and
+    nothing a user can act on."""
+
+    def filter(self, record):
+        return "with unsupported characters which will be renamed" not in str(record.msg)
+
+
+def save(obj, path):
+    """`tf.saved_model.save(obj, path)` without TensorFlow's capture-rename notice."""
+    notice_filter, logger = _WithoutCaptureRenameNotice(), logging.get_absl_logger()
+    logger.addFilter(notice_filter)
+    try:
+        tf.saved_model.save(obj, path)
+    finally:
+        logger.removeFilter(notice_filter)
+
+
 def export_tfhub(model_name, hparams, checkpoint_path, export_dir, default_seq_length=128):
     """Write <export_dir>/{preprocessor,encoder,embedding}; returns {part: path}.
 
@@ -74,21 +97,18 @@ def export_tfhub(model_name, hparams, checkpoint_path, export_dir, default_seq_l
     """
     objects = build_hub_objects(model_name, hparams, checkpoint_path, default_seq_length)
     export_dir = export_dir.rstrip("/")
-    parent = os.path.dirname(export_dir)
-    if parent:
-        tf.io.gfile.makedirs(parent)
-    temporary = "%s.incomplete-%d" % (export_dir, os.getpid())
-    if tf.io.gfile.exists(temporary):
-        tf.io.gfile.rmtree(temporary)
-    for part in PARTS:
-        tf.saved_model.save(objects[part], os.path.join(temporary, part))
-        logging.info("Saved the TF Hub %s", part)
-    old = "%s.old-%d" % (export_dir, os.getpid())
-    if tf.io.gfile.exists(export_dir):
-        tf.io.gfile.rename(export_dir, old)
-    tf.io.gfile.rename(temporary, export_dir)
-    if tf.io.gfile.exists(old):
-        tf.io.gfile.rmtree(old)
+    # Folders an interrupted export left: ours (.hub.<random>.incomplete) and those of
+    # earlier versions (hub.incomplete-<pid>, hub.old-<pid>).
+    atomic_files.make_dirs(os.path.dirname(export_dir))
+    atomic_files.remove_stale_temp_files([export_dir])
+    for stale in tf.io.gfile.glob(export_dir + ".incomplete-*") + tf.io.gfile.glob(
+            export_dir + ".old-*"):
+        tf.io.gfile.rmtree(stale)
+        logging.info("removed %s, left by an interrupted export", stale)
+    with atomic_files.atomic_output_dir(export_dir) as temporary:
+        for part in PARTS:
+            save(objects[part], os.path.join(temporary, part))
+            logging.info("Saved the TF Hub %s", part)
     logging.info("Exported %s as TF Hub SavedModels to %s (width %d, default_seq_length %d)",
                  model_name, export_dir, objects["encoder"].width, default_seq_length)
     return {part: os.path.join(export_dir, part) for part in PARTS}

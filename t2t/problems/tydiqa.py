@@ -133,7 +133,23 @@ class TydiqaProblem(problem.Problem):
 
     # ------------------------------------------------------------------ generation
     def source_files(self, tmp_dir):
-        """(train path, dev path) in tmp_dir, downloaded from train_url / dev_url if absent."""
+        """(train path, dev path) in tmp_dir, downloaded from train_url / dev_url if absent.
+
+        Offline, with a file missing, a UserError says at once which files to put where.
+        """
+        wanted = [(name, url) for name, url in ((TRAIN_FILENAME, self.train_url),
+                                                (DEV_FILENAME, self.dev_url))
+                  if not atomic_files.path_exists(os.path.join(tmp_dir, name))]
+        for name, url in wanted:
+            reason = download.unreachable_reason(url)
+            if reason:
+                raise errors.UserError(
+                    "%s: %s is not in --tmp_dir=%s and %s cannot be downloaded (%s); put %s "
+                    "there (from %s), or try the pipeline offline on a small synthetic set "
+                    "written by t2t-tydi-synthetic --tmp_dir=%s" % (
+                        self.name, name, tmp_dir, url, reason,
+                        " and ".join(n for n, _ in wanted),
+                        " and ".join(u for _, u in wanted), tmp_dir))
         return (download.maybe_download(tmp_dir, TRAIN_FILENAME, self.train_url),
                 download.maybe_download(tmp_dir, DEV_FILENAME, self.dev_url))
 

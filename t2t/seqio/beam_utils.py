@@ -21,12 +21,25 @@ import functools
 import hashlib
 import importlib
 import json
+import logging as std_logging
 import os
 import uuid
 from collections.abc import Mapping as MappingABC
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-import apache_beam as beam
+
+class _WithoutBeamGcpNotice(std_logging.Filter):
+    """Drops the warning Beam logs on import when the optional GCP client is not installed
+    ("apitools not found, and bigquery client libraries are not available ..."): t2t never
+    uses BigQuery, and the line came with every t2t-cache-tasks run."""
+
+    def filter(self, record):
+        return not str(record.msg).startswith("apitools not found")
+
+
+std_logging.getLogger().addFilter(_WithoutBeamGcpNotice())  # Beam logs it on the root logger
+
+import apache_beam as beam  # noqa: E402  (after the filter)
 import numpy as np
 import tensorflow as tf
 from absl import logging
@@ -173,8 +186,10 @@ class PreprocessTask(beam.PTransform):
             shard_info=dataset_providers.ShardInfo(index=shard_index,
                                                    num_shards=len(self.shards)))
         ds = task.preprocess_precache(ds, seed=seed).prefetch(tf.data.AUTOTUNE)
-        progress = Progress("cache %s %s shard %d/%d" % (
-            self._task_name, self._split, shard_index + 1, len(self.shards)))
+        description = "cache %s %s shard %d/%d" % (self._task_name, self._split,
+                                                   shard_index + 1, len(self.shards))
+        logging.info("%s: preprocessing %s", description, shard_name)
+        progress = Progress(description)
         examples = counter("examples")
         for i, ex in enumerate(ds):
             ex = {k: _to_numpy(v) for k, v in ex.items()}
@@ -272,6 +287,7 @@ def _write_shard(keyed_records, prefix: str, num_shards: int):
         for _, record in records:
             writer.write(record)
     tf.io.gfile.rename(temp, path, overwrite=True)
+    logging.info("wrote %s: %s examples", name, format(len(records), ","))
     yield shard
 
 

@@ -22,7 +22,6 @@ COMPLETED (an interrupted run) is cleared of its partial files and written again
 """
 import contextlib
 import dataclasses
-import importlib
 import io
 import os
 import re
@@ -34,7 +33,8 @@ from absl import logging
 
 from t2t.core import registry
 from t2t.core.errors import UserError
-from t2t.seqio import dataset_providers, utils
+from t2t.seqio import beam_utils  # noqa: F401  (imports Beam without its GCP notice)
+from t2t.seqio import checks, dataset_providers, utils
 
 DEFAULT_PIPELINE_OPTIONS = ("--runner=DirectRunner",)
 
@@ -247,13 +247,7 @@ def cache_tasks(tasks: Optional[Sequence[str]], output_cache_dir: str, *,
                 else lambda: None)
     setup_fn()
     for module in module_import:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as e:
-            if e.name and (module == e.name or module.startswith(e.name + ".")):
-                raise UserError(f"--module_import={module}: no module named {e.name!r}; give "
-                                "an importable module (check PYTHONPATH)") from e
-            raise
+        usr_dir_lib.import_user_module(module, f"--module_import={module}")
     if tfds_data_dir:
         utils.set_tfds_data_dir_override(tfds_data_dir)
     if min_shards < 0 or max_shards < 0:
@@ -262,6 +256,13 @@ def cache_tasks(tasks: Optional[Sequence[str]], output_cache_dir: str, *,
     names = select_tasks(tasks, excluded_tasks)
     check_output_dir(output_cache_dir)
     utils.add_global_cache_dirs([output_cache_dir] + list(tasks_additional_cache_dirs))
+
+    for name in names:  # every task to write has its files, before any work
+        task = dataset_providers.TaskRegistry.get(name)
+        done = tf.io.gfile.exists(os.path.join(output_cache_dir, utils.get_task_dir_from_name(
+            name), "COMPLETED"))
+        if task.supports_caching and (overwrite or not done):
+            checks.check_source_files(task, task.splits)
 
     results = []
     start = time.monotonic()

@@ -31,6 +31,7 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence, Set, Type, 
 import tensorflow as tf
 from absl import logging
 
+from t2t.core import errors as t2t_errors
 from t2t.core import registry as t2t_registry
 import t2t.seqio.metrics as metrics_lib
 import t2t.seqio.utils as utils
@@ -485,6 +486,10 @@ SampleFn = Callable[[Sequence[tf.data.Dataset], Sequence[float], Optional[int]],
 MixtureRate = Union[int, float, Callable[[Any], float]]
 
 
+class MixtureMismatchError(t2t_errors.UserError):
+    """Tasks of a mixture disagree on features: a ValueError (seqio's), one line + exit 2."""
+
+
 def _first_mismatch(mixture_name, tasks) -> Optional[str]:
     """A one-line description of the first feature the tasks disagree on, or None."""
     reference = tasks[0]
@@ -561,7 +566,7 @@ class Mixture(DatasetProviderBase):
             raise ValueError(f"Mixture, {self.name}, does not contain any Tasks.")
         mismatch = _first_mismatch(self.name, self.tasks)
         if mismatch:
-            raise ValueError(mismatch)
+            raise MixtureMismatchError(mismatch)
 
     @property
     def name(self) -> str:
@@ -624,7 +629,7 @@ class Mixture(DatasetProviderBase):
     def _check_compatible_features(self) -> None:
         mismatch = _first_mismatch(self.name, self.tasks)
         if mismatch:
-            raise ValueError(mismatch)
+            raise MixtureMismatchError(mismatch)
 
     def get_task_dataset(self, task: Task, output_feature_keys: Set[str],
                          sequence_length: Optional[Mapping[str, int]] = None,

@@ -31,6 +31,7 @@ from absl import logging
 from t2t.core import atomic_files
 from t2t.core import errors
 from t2t.core import registry
+from t2t.core import tf_notices
 from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
 from t2t.data import data_reader
@@ -85,6 +86,7 @@ def _batched_model_features(arrays, problem, batch_size, with_targets):
     return ds.map(finish)
 
 
+@tf_notices.quiet_deprecations
 def create_estimator(model_name: str, hparams, model_dir: str,
                      decode_hparams: str = "beam_size=1,alpha=0.0,extra_length=10"):
     """An Estimator of a trained model for `estimator_predict_fn` (greedy by default;
@@ -141,6 +143,7 @@ def _batches(indices, rows, batch_size: int, decode_length: Optional[int]):
         yield make(batch)
 
 
+@tf_notices.quiet_deprecations
 def _predict(estimator, problem, batches, checkpoint_path):
     """Yield (index, output ids up to EOS) of every row of `batches` (a generator of
     `_batches`-like dicts, read lazily: one model run per batch)."""
@@ -174,6 +177,7 @@ def estimator_predict_fn(estimator, problem, checkpoint_path: Optional[str] = No
     inputs are the prompt and the prediction is its continuation; an LM example (no
     inputs) is generated from an empty prompt.
     """
+    @tf_notices.quiet_deprecations
     def predict_fn(dataset, model_feature_shapes=None):
         del model_feature_shapes
         indices, rows = _rows(dataset, problem.converter_kind)
@@ -189,6 +193,7 @@ def checkpoint_score_fn(model_name: str, hparams, checkpoint_path: str,
     """A seqio `score_fn(ds, model_feature_shapes=None)`: each target's log-likelihood."""
     problem = hparams.problem
 
+    @tf_notices.quiet_deprecations
     def score_fn(dataset, model_feature_shapes=None):
         del model_feature_shapes
         arrays = _materialize(dataset)

@@ -106,12 +106,17 @@ class TrainingLogHook(tf.compat.v1.train.SessionRunHook):
             losses = [tf.cast(loss, tf.float32) for loss in losses]
             self._fetches["loss"] = tf.add_n(losses) / float(len(losses))
         self._progress = None
+        logging.info("%s: graph built; starting the session (TensorFlow optimizes the graph, "
+                     "then restores or initializes the variables)", self._description)
 
     def after_create_session(self, session, coord):
         del coord
         self._start_step = int(session.run(self._global_step))
         if self._start_step > 0:
             logging.info("%s: resuming at global step %d", self._description, self._start_step)
+        else:  # say so before the first step line, `every_n_steps` away
+            logging.info("%s: session ready, training from step 0 (a line every %d steps)",
+                         self._description, self._every_n_steps)
         self._examples = 0
         self._progress = Progress(self._description, unit="steps", every_seconds=float("inf"),
                                   log_fn=self._log)
@@ -224,6 +229,24 @@ class EvalResultLogger(tf.estimator.Exporter):
                      os.path.basename(checkpoint_path or "?"),
                      eval_result.get("global_step", "?"), format_metrics(eval_result))
         return None
+
+
+class EvalStartHook(tf.compat.v1.train.SessionRunHook):
+    """Logs when an evaluation starts (its graph built and checkpoint restored), so the
+    tens of seconds before its result line are not silent."""
+
+    def __init__(self, steps=None):
+        self._steps = steps
+
+    def begin(self):
+        logging.info("Evaluation graph built; starting its session and restoring the checkpoint")
+
+    def after_create_session(self, session, coord):
+        del coord
+        step = tf.compat.v1.train.get_global_step()
+        at = int(session.run(step)) if step is not None else "?"
+        logging.info("Evaluating the checkpoint of step %s (%s)", at,
+                     "%d batches" % self._steps if self._steps else "the whole eval set")
 
 
 class CheckpointLogListener(tf.compat.v1.train.CheckpointSaverListener):

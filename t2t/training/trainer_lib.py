@@ -273,8 +273,9 @@ def create_estimator(model_name, hparams, run_config, schedule="train_and_evalua
     # On a real TPU the features live inside the TPU computation and cannot be fetched.
     model_fn = _counting_model_fn(model_fn, count_tokens=not use_tpu)
     if not (use_tpu or use_tpu_estimator):
+        # params={}: the model_fn takes `params`; None would make the Estimator warn.
         return tf.estimator.Estimator(model_fn=model_fn, model_dir=run_config.model_dir,
-                                      config=run_config)
+                                      config=run_config, params={})
     problem = getattr(hparams, "problem", None)
     if problem is None:
         raise ValueError("create_estimator with a TPUEstimator needs hparams.problem; call "
@@ -296,11 +297,12 @@ def create_estimator(model_name, hparams, run_config, schedule="train_and_evalua
 
 
 def create_hooks(use_dbgprofile=False, dbgprofile_kwargs=None, use_early_stopping=False,
-                 early_stopping_kwargs=None, log_step_count_steps=100, model_name="model"):
+                 early_stopping_kwargs=None, log_step_count_steps=100, model_name="model",
+                 eval_steps=None):
     """(train_hooks, eval_hooks): progress logging, profiling and early stopping."""
     train_hooks = [experiment_lib.TrainingLogHook(
         every_n_steps=log_step_count_steps, description="train %s" % model_name)]
-    eval_hooks = []
+    eval_hooks = [experiment_lib.EvalStartHook(eval_steps)]
     if use_dbgprofile:
         kwargs = dict(save_steps=10, show_dataflow=True, show_memory=True)
         kwargs.update(dbgprofile_kwargs or {})
@@ -453,7 +455,7 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
         dbgprofile_kwargs={"output_dir": run_config.model_dir},
         use_early_stopping=use_early_stopping, early_stopping_kwargs=early_stopping_kwargs,
         log_step_count_steps=spec.log_step_count_steps or run_config.log_step_count_steps or 100,
-        model_name=model_name)
+        model_name=model_name, eval_steps=eval_steps)
     train_hooks += list(spec.additional_train_hooks or [])
     eval_hooks += list(spec.additional_eval_hooks or [])
 

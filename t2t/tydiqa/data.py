@@ -24,6 +24,7 @@ import dataclasses
 import enum
 import gzip
 import json
+import zlib
 from typing import Iterator, Optional, Tuple
 
 from t2t.core import errors
@@ -238,17 +239,37 @@ def open_jsonl(path):
     return handle
 
 
+class TruncatedFileError(errors.UserError):
+    """A gzipped jsonl file that ends early or is not gzip at all."""
+
+
 def read_lines(path, max_lines=None) -> Iterator[Tuple[int, bytes]]:
-    """(1-based line number, raw line) for every non-blank line of a (gzipped) jsonl file."""
-    count = 0
-    with open_jsonl(path) as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            yield number, line
-            count += 1
-            if max_lines and count >= max_lines:
-                return
+    """(1-based line number, raw line) for every non-blank line of a (gzipped) jsonl file.
+
+    A truncated or damaged .gz file (an interrupted download or copy) is a
+    `TruncatedFileError` naming the file and what was read of it:
+
+        list(read_lines("half.jsonl.gz"))
+        # TruncatedFileError: half.jsonl.gz is truncated or damaged (Compressed file ended
+        # before the end-of-stream marker was reached) after 812 complete lines (1,042,133
+        # bytes uncompressed); delete it and download or copy it again
+    """
+    count, number, read = 0, 0, 0
+    try:
+        with open_jsonl(path) as handle:
+            for number, line in enumerate(handle, 1):
+                read += len(line)
+                if not line.strip():
+                    continue
+                yield number, line
+                count += 1
+                if max_lines and count >= max_lines:
+                    return
+    except (EOFError, gzip.BadGzipFile, zlib.error) as error:
+        raise TruncatedFileError(
+            "%s is truncated or damaged (%s) after %d complete lines (%s bytes uncompressed);"
+            " delete it and download or copy it again" % (path, error, number, format(
+                read, ","))) from None
 
 
 def read_examples(path, max_examples: Optional[int] = None) -> Iterator[TydiExample]:

@@ -33,7 +33,6 @@ as *predicting* an answer when gold had none, lowering precision).
 import collections
 import dataclasses
 import glob
-import gzip
 import json
 from typing import Dict, List, Optional
 
@@ -249,22 +248,12 @@ def evaluate(gold: Dict[int, List[Label]], predictions: Dict[int, Label],
 
 
 # ----------------------------------------------------------------------------- files
-def _open_text(path):
-    handle = open(path, "rb")
-    if path.endswith(".gz"):
-        handle = gzip.GzipFile(fileobj=handle, mode="rb")
-    return handle
-
-
 def _json_lines(path):
-    with _open_text(path) as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line)
-            except ValueError as error:
-                raise PredictionFormatError("%s:%d: not JSON (%s)" % (path, number, error))
+    for number, line in data.read_lines(path):
+        try:
+            yield number, json.loads(line)
+        except ValueError as error:
+            raise PredictionFormatError("%s:%d: not JSON (%s)" % (path, number, error))
 
 
 def _paths(pattern, what):
@@ -304,29 +293,71 @@ def _float(raw, key, path, number):
                                     (path, number, key, raw.get(key)))
 
 
-def read_predictions(path) -> Dict[int, Label]:
-    """{example_id: Label} from a predictions jsonl file in the official format."""
-    predictions = {}
-    for number, raw in _json_lines(_paths(path, "--predictions_path")[0]):
-        if not isinstance(raw, dict) or "example_id" not in raw or "language" not in raw:
-            raise PredictionFormatError("%s:%d: a prediction needs example_id and language" %
-                                        (path, number))
-        minimal = raw.get("minimal_answer") or {}
-        span = _span(minimal.get("start_byte_offset", -1), minimal.get("end_byte_offset", -1),
-                     path, number)
-        yes_no = str(raw.get("yes_no_answer", "NONE")).lower()
-        if yes_no not in ("yes", "no", "none"):
-            raise PredictionFormatError("%s:%d: yes_no_answer %r; expected YES, NO or NONE" %
-                                        (path, number, raw.get("yes_no_answer")))
-        if yes_no != "none" and not span.is_null:
-            raise PredictionFormatError("%s:%d: a YES/NO prediction must have a null minimal "
-                                        "span" % (path, number))
-        example_id = int(raw["example_id"])
-        predictions[example_id] = Label(
-            example_id, str(raw["language"]).lower(), int(raw.get("passage_answer_index", -1)),
-            span, yes_no, _float(raw, "passage_answer_score", path, number),
-            _float(raw, "minimal_answer_score", path, number))
-    return predictions
+@dataclasses.dataclass(frozen=True)
+class PredictionFiles:
+    """What `read_prediction_files` read: the predictions and what to tell the user.
+
+    `duplicates` lists the example_id of every line after the first for its example, in
+    file order; the last line of an example wins, as in tydi_eval's dict of predictions.
+    """
+    predictions: Dict[int, Label]
+    paths: List[str]
+    lines: int
+    duplicates: List[int]
+
+    def warnings(self) -> List[str]:
+        """One-line warnings for duplicate example_ids and for no prediction at all."""
+        found = []
+        if not self.lines:
+            found.append("no prediction was read from %s; every gold example is scored as "
+                         "a null answer" % ", ".join(self.paths))
+        if self.duplicates:
+            found.append("%d prediction lines repeat an example_id already predicted (%d "
+                         "example_ids, the first %d); the last line of each is scored, as "
+                         "tydi_eval does" % (len(self.duplicates), len(set(self.duplicates)),
+                                             self.duplicates[0]))
+        return found
+
+
+def read_prediction_files(pattern) -> PredictionFiles:
+    """Predictions from every file `pattern` (a path or a glob) matches, in name order."""
+    predictions, duplicates, lines = {}, [], 0
+    paths = _paths(pattern, "--predictions_path")
+    for path in paths:
+        for number, raw in _json_lines(path):
+            label = _prediction(raw, path, number)
+            lines += 1
+            if label.example_id in predictions:
+                duplicates.append(label.example_id)
+            predictions[label.example_id] = label
+    return PredictionFiles(predictions, paths, lines, duplicates)
+
+
+def read_predictions(pattern) -> Dict[int, Label]:
+    """{example_id: Label} from predictions jsonl files (a path or glob) in the official
+    format; a repeated example_id keeps its last line."""
+    return read_prediction_files(pattern).predictions
+
+
+def _prediction(raw, path, number) -> Label:
+    if not isinstance(raw, dict) or "example_id" not in raw or "language" not in raw:
+        raise PredictionFormatError("%s:%d: a prediction needs example_id and language" %
+                                    (path, number))
+    minimal = raw.get("minimal_answer") or {}
+    span = _span(minimal.get("start_byte_offset", -1), minimal.get("end_byte_offset", -1),
+                 path, number)
+    yes_no = str(raw.get("yes_no_answer", "NONE")).lower()
+    if yes_no not in ("yes", "no", "none"):
+        raise PredictionFormatError("%s:%d: yes_no_answer %r; expected YES, NO or NONE" %
+                                    (path, number, raw.get("yes_no_answer")))
+    if yes_no != "none" and not span.is_null:
+        raise PredictionFormatError("%s:%d: a YES/NO prediction must have a null minimal "
+                                    "span" % (path, number))
+    example_id = int(raw["example_id"])
+    return Label(
+        example_id, str(raw["language"]).lower(), int(raw.get("passage_answer_index", -1)),
+        span, yes_no, _float(raw, "passage_answer_score", path, number),
+        _float(raw, "minimal_answer_score", path, number))
 
 
 def report_lines(result: Result) -> List[str]:

@@ -8,9 +8,16 @@ passages of words of one language (Arabic, Bengali, Japanese, Korean, Russian, T
 Thai), the question is one word of the document and the minimal answer is the word right
 after it. A tenth of the questions name a word that is not in the document (no answer).
 Every annotator (`annotators`, 3 for a dev set) gives the same answer.
+
+`write_sample` puts a train and a dev file under the released names in a folder, so that
+the TyDi QA problems run offline (`t2t-tydi-synthetic --tmp_dir=~/tydi_sample`):
+
+    write_sample("/tmp/tydi_sample")
+    # ("/tmp/tydi_sample/tydiqa-v1.0-train.jsonl.gz", ".../tydiqa-v1.0-dev.jsonl.gz")
 """
 import gzip
 import json
+import os
 import random
 
 from t2t.core import atomic_files
@@ -114,3 +121,20 @@ def learnable_examples(num_examples, seed=0, num_passages=3, words_per_passage=8
                                   candidates, [annotation] * annotators,
                                   title="doc %d" % number))
     return lines
+
+
+TRAIN_FILENAME = "tydiqa-v1.0-train.jsonl.gz"
+DEV_FILENAME = "tydiqa-v1.0-dev.jsonl.gz"
+
+
+def write_sample(folder, num_train=1400, num_dev=140, seed=1):
+    """A learnable train set and a dev set (3 annotators, other ids) under the released
+    file names in `folder`: what `t2t-datagen --problem=tydiqa_codepoints --tmp_dir=folder`
+    reads. Returns (train path, dev path); the same arguments give the same bytes."""
+    atomic_files.make_dirs(folder)
+    train = write_jsonl_gz(os.path.join(folder, TRAIN_FILENAME),
+                           learnable_examples(num_train, seed=seed))
+    dev = write_jsonl_gz(os.path.join(folder, DEV_FILENAME),
+                         learnable_examples(num_dev, seed=seed + 1, annotators=3,
+                                            first_id=2 ** 62))
+    return train, dev

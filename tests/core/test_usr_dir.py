@@ -105,35 +105,71 @@ def test_clashing_module_name_is_refused(tmp_path, cleanup):
         usr_dir.import_usr_dir(other)
 
 
-def test_syntax_error_in_user_code_keeps_its_identity(tmp_path, cleanup):
-    folder, _ = make_usr_dir(tmp_path, {
+def _no_t2t_or_importlib_frames(details):
+    assert "importlib" not in details and "/t2t/core/" not in details, details
+
+
+def test_syntax_error_in_user_code_is_one_line_and_the_users_lines(tmp_path, cleanup):
+    folder, name = make_usr_dir(tmp_path, {
         "__init__.py": "from . import broken_problem\n",
         "broken_problem.py": "def oops(:\n    pass\n"})
     path_before = list(sys.path)
-    with pytest.raises(SyntaxError) as info:
+    with pytest.raises(errors.UserCodeError) as info:
         usr_dir.import_usr_dir(folder)
-    assert not isinstance(info.value, errors.UserError)
-    assert info.value.filename.endswith("broken_problem.py")
-    assert info.value.lineno == 1
+    assert str(info.value) == ("--t2t_usr_dir=%s: module %s has a syntax error; fix your "
+                               "code (its traceback follows)" % (folder, name))
+    assert 'broken_problem.py", line 1' in info.value.details
+    assert "def oops(:" in info.value.details and "SyntaxError" in info.value.details
+    _no_t2t_or_importlib_frames(info.value.details)
+    assert isinstance(info.value.__cause__, SyntaxError)
     assert sys.path == path_before
 
 
-def test_import_error_inside_user_code_propagates(tmp_path, cleanup):
-    folder, _ = make_usr_dir(tmp_path, {
+def test_import_error_inside_user_code_shows_the_users_frame(tmp_path, cleanup):
+    folder, name = make_usr_dir(tmp_path, {
         "__init__.py": "import t2t_no_such_dependency_xyz\n"})
-    with pytest.raises(ModuleNotFoundError) as info:
+    with pytest.raises(errors.UserCodeError, match="module %s failed on import with "
+                       "ModuleNotFoundError" % name) as info:
         usr_dir.import_usr_dir(folder)
-    assert info.value.name == "t2t_no_such_dependency_xyz"
+    assert info.value.details.splitlines() == [
+        "Traceback (most recent call last):",
+        '  File "%s/__init__.py", line 1, in <module>' % folder,
+        "    import t2t_no_such_dependency_xyz",
+        "ModuleNotFoundError: No module named 't2t_no_such_dependency_xyz'"]
 
 
-def test_exception_raised_by_user_code_propagates_unchanged(tmp_path, cleanup):
+def test_exception_raised_by_user_code_keeps_only_the_users_frames(tmp_path, cleanup):
     folder, _ = make_usr_dir(tmp_path, {
         "__init__.py": "from . import bad\n",
         "bad.py": "raise RuntimeError('boom from user code')\n"})
-    with pytest.raises(RuntimeError, match="boom from user code") as info:
+    with pytest.raises(errors.UserCodeError, match="RuntimeError") as info:
         usr_dir.import_usr_dir(folder)
-    frames = [entry.path for entry in info.traceback]
-    assert any(str(path).endswith("bad.py") for path in frames)
+    details = info.value.details
+    assert '__init__.py", line 1' in details and 'bad.py", line 1' in details
+    assert details.endswith("RuntimeError: boom from user code\n")
+    _no_t2t_or_importlib_frames(details)
+
+
+def test_cli_prints_the_line_then_the_users_traceback(tmp_path, cleanup, capsys):
+    from t2t.bin import cli
+    module = "usr_module_test_%d" % next(_COUNTER)
+    (tmp_path / (module + ".py")).write_text("x = 1\nimport t2t_no_such_dependency_xyz\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        with pytest.raises(SystemExit) as info:
+            cli.run_main(lambda argv: cli.import_modules([module]), "t2t-trainer",
+                         argv=["t2t-trainer"])
+    finally:
+        sys.path.remove(str(tmp_path))
+    lines = capsys.readouterr().err.splitlines()
+    assert info.value.code == 2
+    assert lines == [
+        "t2t-trainer: error: --module_import=%s: module %s failed on import with "
+        "ModuleNotFoundError; fix your code (its traceback follows)" % (module, module),
+        "Traceback (most recent call last):",
+        '  File "%s/%s.py", line 2, in <module>' % (tmp_path, module),
+        "    import t2t_no_such_dependency_xyz",
+        "ModuleNotFoundError: No module named 't2t_no_such_dependency_xyz'"]
 
 
 def test_duplicate_registration_names_the_first_registrant(tmp_path, cleanup):

@@ -607,3 +607,14 @@ def test_encode_returns_or_raises_within_bounded_steps(corpus, escape_chars, tar
             except text_encoder.UnencodableTextError:
                 return
     assert encoder.decode(ids) == text
+
+
+def test_vocabulary_search_logs_one_line_not_one_per_iteration(caplog):
+    """Masked-LM datagen printed ~40 lines of "Trying min_count" / "Iteration i"."""
+    import logging as std_logging
+    caplog.set_level(std_logging.INFO)
+    encoder = SubwordTextEncoder.build_to_target_size(50, _token_counts(CLEAN_CORPUS), 1, 1000)
+    lines = [r.getMessage() for r in caplog.records if r.levelno >= std_logging.INFO]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("subword vocab (target 50) done: ") and (
+        "%d vocab_size" % encoder.vocab_size) in lines[0]

@@ -116,3 +116,29 @@ def test_vocabularies_without_bert_tokens_are_user_errors():
         preprocessor.Preprocessor(text_encoder.ByteTextEncoder())
     with pytest.raises(errors.UserError, match="at least 3"):
         preprocessor.Preprocessor(VOCAB, default_seq_length=2)
+
+
+def test_export_saves_without_the_capture_rename_notice(tmp_path):
+    """TF logged "Function `__call__` contains input name(s) 17287 with unsupported
+    characters ..." for the vocabulary table the preprocessor's signature captures."""
+    import logging as std_logging
+    from absl import logging as absl_logging
+    from t2t.hub import export as hub_export
+    messages = []
+
+    class Keep(std_logging.Handler):
+        def emit(self, record):
+            messages.append(record.getMessage())
+
+    handler, logger = Keep(), absl_logging.get_absl_logger()
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(std_logging.INFO)
+    try:
+        hub_export.save(preprocessor.Preprocessor(_vocab(), 16), str(tmp_path / "ours"))
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    assert not [m for m in messages if "unsupported characters" in m], messages
+    loaded = tf.saved_model.load(str(tmp_path / "ours"))
+    assert loaded(tf.constant(["a b"]))["input_word_ids"].shape == (1, 16)

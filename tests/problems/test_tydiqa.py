@@ -197,3 +197,84 @@ def test_codepoint_encoder_names_special_ids():
         data.SEP_CODEPOINT, data.CANDIDATE_MARKER_BASE + 2, 0, 0]
     assert encoder.decode(ids) == "[CLS][Q]ไทย[SEP][ContextId=2]"
     assert np.array_equal(encoder.encode("a"), [97])
+
+
+# ------------------------------------------------------------ offline, damaged files
+def run_datagen(capsys, *args):
+    """t2t-datagen in this process: (exit code, stderr lines)."""
+    from absl import flags
+    from absl.testing import flagsaver
+    from t2t.bin import cli, t2t_datagen
+    with flagsaver.flagsaver():
+        flags.FLAGS.unparse_flags()
+        with pytest.raises(SystemExit) as info:
+            cli.run_main(t2t_datagen.main, "t2t-datagen", argv=["t2t-datagen"] + list(args))
+    return info.value.code, capsys.readouterr().err.strip().splitlines()
+
+
+def _error_lines(lines):
+    return [line for line in lines if "error" in line]
+
+
+def test_offline_without_sources_says_at_once_which_files_to_put_where(tmp_path, capsys,
+                                                                      monkeypatch):
+    from t2t.core import download
+
+    def no_retries(seconds):
+        raise AssertionError("retried a download that cannot succeed")
+    monkeypatch.setattr(download.time, "sleep", no_retries)
+    # Nothing listens on port 9 of this machine: what an offline machine answers.
+    unreachable = "http://127.0.0.1:9/tydiqa/v1.0/"
+    monkeypatch.setattr(TydiqaCodepointsTestSmall, "train_url",
+                        unreachable + tydiqa.TRAIN_FILENAME)
+    monkeypatch.setattr(TydiqaCodepointsTestSmall, "dev_url", unreachable + tydiqa.DEV_FILENAME)
+    tmp_dir = str(tmp_path / "tmp")
+    code, lines = run_datagen(capsys, "--problem=tydiqa_codepoints_test_small",
+                              "--data_dir=%s" % (tmp_path / "data"), "--tmp_dir=" + tmp_dir)
+    assert code == 2 and len(_error_lines(lines)) == 1, lines
+    assert lines[-1].startswith(
+        "t2t-datagen: error: tydiqa_codepoints_test_small: tydiqa-v1.0-train.jsonl.gz is not "
+        "in --tmp_dir=%s and %s cannot be downloaded (connection failed" % (
+            tmp_dir, unreachable + tydiqa.TRAIN_FILENAME))
+    assert ("put tydiqa-v1.0-train.jsonl.gz and tydiqa-v1.0-dev.jsonl.gz there (from %s and "
+            "%s)" % (unreachable + tydiqa.TRAIN_FILENAME, unreachable + tydiqa.DEV_FILENAME)
+            ) in lines[-1]
+    assert lines[-1].endswith("t2t-tydi-synthetic --tmp_dir=%s" % tmp_dir)
+    assert not os.path.exists(os.path.join(str(tmp_path / "data"), "tydiqa_codepoints_test_"
+                                           "small-dev-00000-of-00001"))
+
+
+def test_truncated_source_is_one_line_naming_the_file(tmp_path, capsys):
+    tmp_dir = write_sources(str(tmp_path / "tmp"))
+    train = os.path.join(tmp_dir, tydiqa.TRAIN_FILENAME)
+    content = open(train, "rb").read()
+    open(train, "wb").write(content[:len(content) * 2 // 3])
+    code, lines = run_datagen(capsys, "--problem=tydiqa_codepoints_test_small",
+                              "--data_dir=%s" % (tmp_path / "data"), "--tmp_dir=" + tmp_dir)
+    assert code == 2 and len(_error_lines(lines)) == 1, lines
+    assert lines[-1].startswith("t2t-datagen: error: %s is truncated or damaged (" % train)
+    assert lines[-1].endswith("delete it and download or copy it again")
+
+
+def test_synthetic_sample_command_writes_what_datagen_reads(tmp_path, capsys):
+    from absl import flags
+    from absl.testing import flagsaver
+    from t2t.bin import cli, t2t_tydi_synthetic
+    tmp_dir = str(tmp_path / "sample")
+    with flagsaver.flagsaver():
+        flags.FLAGS.unparse_flags()
+        with pytest.raises(SystemExit) as info:
+            cli.run_main(t2t_tydi_synthetic.main, "t2t-tydi-synthetic", argv=[
+                "t2t-tydi-synthetic", "--tmp_dir=" + tmp_dir, "--num_train=30",
+                "--num_dev=7"])
+    assert (info.value.code or 0) == 0
+    assert "wrote 30 train and 7 dev examples" in capsys.readouterr().out
+    train, dev = (os.path.join(tmp_dir, name) for name in (tydiqa.TRAIN_FILENAME,
+                                                          tydiqa.DEV_FILENAME))
+    assert len(list(data.read_examples(train))) == 30
+    assert [len(e.annotations) for e in data.read_examples(dev)] == [3] * 7
+    problem = registry.problem("tydiqa_codepoints_test_small")
+    random.seed(1)
+    problem.generate_data(str(tmp_path / "data"), tmp_dir)
+    summary = json.load(open(problem.summary_path(str(tmp_path / "data"))))
+    assert summary["dev"]["examples"] == 7

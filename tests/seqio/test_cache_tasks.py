@@ -329,8 +329,8 @@ def test_task_without_data_is_a_user_error(tmp_path, tasks):
     seqio.TaskRegistry.add(
         "cache_test_nodata", seqio.TextLineDataSource({"train": str(tmp_path / "none-*.tsv")}),
         tasks.FEATURES, preprocessors=[tasks.parse_tsv, seqio.CacheDatasetPlaceholder()])
-    with pytest.raises(cache_tasks.UserError, match="task 'cache_test_nodata': its source "
-                                                     "has no data"):
+    with pytest.raises(cache_tasks.UserError, match="task 'cache_test_nodata', split 'train': "
+                                                     "no file matches .*none-"):
         cache_tasks.cache_tasks(["cache_test_nodata"], str(tmp_path / "out"))
     assert not os.path.exists(tmp_path / "out" / "cache_test_nodata" / "COMPLETED")
 
@@ -414,3 +414,32 @@ def test_readme_cluster_options_reach_the_beam_pipeline(runner, usr_dir, tmp_pat
     options, = built_with
     expected = dict(item[2:].split("=", 1) for item in value.split(","))
     assert options.get_all_options(drop_default=True) == expected
+
+
+def test_in_process_runner_shows_progress_per_shard_and_no_beam_notice(tmp_path, capsys,
+                                                                      usr_dir, caplog):
+    import logging as std_logging
+    caplog.set_level(std_logging.INFO)
+    code, stdout, err = run_cli(capsys, "--t2t_usr_dir=" + usr_dir, "--tasks=cache_test_copy",
+                                "--output_cache_dir=%s" % tmp_path, "--min_shards=2")
+    assert code == 0, err
+    messages = [record.getMessage() for record in caplog.records]
+    for shard in (1, 2, 3):
+        assert any(m.startswith("cache cache_test_copy train shard %d/3: preprocessing "
+                                % shard) for m in messages), messages
+        assert any(m.startswith("cache cache_test_copy train shard %d/3 done: 25 examples"
+                                % shard) for m in messages), messages
+    assert any(m.startswith("cache cache_test_copy validation shard 1/1 done: 7 examples")
+               for m in messages), messages
+    assert sum(m.startswith("wrote train.tfrecord-") for m in messages) == 3
+    assert not any("apitools" in m for m in messages)
+
+
+def test_beam_import_does_not_print_its_gcp_notice():
+    import logging as std_logging
+    assert not beam_utils._WithoutBeamGcpNotice().filter(std_logging.LogRecord(
+        "root", std_logging.WARNING, "x", 1, "apitools not found, and bigquery client "
+        "libraries are not available despite the import not raising an ImportError.", (),
+        None))
+    assert any(isinstance(f, beam_utils._WithoutBeamGcpNotice)
+               for f in std_logging.getLogger().filters)

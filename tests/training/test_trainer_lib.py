@@ -289,11 +289,40 @@ def test_tf_config_roles(monkeypatch):
 @pytest.fixture(scope="module")
 def trained(data_dir, tmp_path_factory):
     """6 steps with checkpoints every 3, then one evaluation."""
+    import logging as std_logging
+    from absl import logging as absl_logging
     model_dir = str(tmp_path_factory.mktemp("run"))
     exp = make_experiment(model_dir, data_dir, train_steps=6)
-    exp.train()
-    metrics = exp.evaluate()
+    messages = []
+
+    class Keep(std_logging.Handler):
+        def emit(self, record):
+            messages.append(record.getMessage())
+
+    handler, logger = Keep(level=std_logging.INFO), absl_logging.get_absl_logger()
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(std_logging.INFO)
+    try:
+        exp.train()
+        metrics = exp.evaluate()
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    exp.log_messages = messages
     return model_dir, exp, metrics
+
+
+def test_long_stretches_say_what_they_are_doing(trained):
+    """Graph building and session start-up took tens of seconds without a line (make demo)."""
+    messages = trained[1].log_messages
+    expected = ["train transformer: graph built; starting the session",
+                "train transformer: session ready, training from step 0 (a line every",
+                "Evaluation graph built; starting its session and restoring the checkpoint",
+                "Evaluating the checkpoint of step 6 (2 batches)"]
+    found = [next((i for i, m in enumerate(messages) if m.startswith(e)), None)
+             for e in expected]
+    assert None not in found and found == sorted(found), messages
 
 
 def test_train_logs_tokens_and_checkpoints(trained):
@@ -350,3 +379,25 @@ def test_tpu_estimator_trains_on_cpu(data_dir, tmp_path):
     exp.train()
     assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-3")
     assert log_hook(exp).summary["steps"] == 3
+
+
+def test_estimator_is_created_without_the_params_warning(tmp_path):
+    """Every trainer and decoder run used to warn "Estimator's model_fn ... includes params
+    argument, but params are not passed to Estimator"."""
+    import logging as std_logging
+    records = []
+
+    class Keep(std_logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+
+    handler, logger = Keep(), tf.get_logger()
+    logger.addHandler(handler)
+    try:
+        hparams = trainer_lib.create_hparams("transformer_tiny")
+        config = run_config.create_run_config(model_name="transformer",
+                                              model_dir=str(tmp_path))
+        trainer_lib.create_estimator("transformer", hparams, config)
+    finally:
+        logger.removeHandler(handler)
+    assert not [m for m in records if "params are not passed" in m], records

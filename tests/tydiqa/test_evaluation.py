@@ -168,3 +168,80 @@ def test_cli_user_errors_are_one_line(tmp_path):
     assert result.returncode == 2
     assert "yes_no_answer 'MAYBE'; expected YES, NO or NONE" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------ files as users give them
+def _prediction_line(example_id, language, passage, span, score=1.0):
+    return {"example_id": example_id, "language": language, "passage_answer_index": passage,
+            "passage_answer_score": score,
+            "minimal_answer": {"start_byte_offset": span[0], "end_byte_offset": span[1]},
+            "minimal_answer_score": score, "yes_no_answer": "NONE"}
+
+
+THAI_RIGHT = _prediction_line(-(2 ** 63) + 5, "thai", 0, (10, 20))
+ARABIC_RIGHT = _prediction_line(2 ** 63 - 7, "arabic", 1, (32, 36))
+
+
+def run_in_process(capsys, *args):
+    """t2t-tydi-eval in this process: (exit code, stdout, stderr)."""
+    from absl import flags
+    from absl.testing import flagsaver
+    from t2t.bin import cli, t2t_tydi_eval
+    with flagsaver.flagsaver():
+        flags.FLAGS.unparse_flags()
+        with pytest.raises(SystemExit) as info:
+            cli.run_main(t2t_tydi_eval.main, "t2t-tydi-eval",
+                         argv=["t2t-tydi-eval"] + list(args))
+    out, err = capsys.readouterr()
+    return info.value.code or 0, out, err
+
+
+def test_cli_glob_reads_every_matching_file(tmp_path, capsys):
+    gold, _ = _files(tmp_path, [])
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    (parts / "a.jsonl").write_text(json.dumps(THAI_RIGHT) + "\n")
+    (parts / "b.jsonl").write_text(json.dumps(ARABIC_RIGHT) + "\n")
+    code, out, err = run_in_process(capsys, "--gold_path=" + gold,
+                                    "--predictions_path=%s/*.jsonl" % parts)
+    assert code == 0, err
+    assert "gold examples: 2, predictions: 2" in out
+    averages = json.loads(out.strip().splitlines()[-1])
+    assert averages["avg_passage_f1"] == 1.0 and averages["avg_minimal_f1"] == 1.0
+    assert "no prediction" not in err
+
+
+def test_cli_reports_duplicate_example_ids_and_keeps_the_last(tmp_path, capsys):
+    wrong_thai = _prediction_line(THAI_RIGHT["example_id"], "thai", 1, (30, 40))
+    gold, preds = _files(tmp_path, [wrong_thai, ARABIC_RIGHT, THAI_RIGHT, wrong_thai,
+                                    ARABIC_RIGHT])
+    code, out, err = run_in_process(capsys, "--gold_path=" + gold, "--predictions_path=" + preds)
+    assert code == 0, err
+    # tydi_eval's rule: the last line of an example wins (thai: the wrong one).
+    averages = json.loads(out.strip().splitlines()[-1])
+    assert averages["avg_passage_f1"] == 0.5
+    assert "gold examples: 2, predictions: 2" in out
+    assert ("t2t-tydi-eval: warning: 3 prediction lines repeat an example_id already "
+            "predicted (2 example_ids, the first %d)" % THAI_RIGHT["example_id"]) in err
+
+
+def test_cli_warns_when_no_prediction_was_read(tmp_path, capsys):
+    gold, preds = _files(tmp_path, [])
+    code, out, err = run_in_process(capsys, "--gold_path=" + gold, "--predictions_path=" + preds)
+    assert code == 0
+    assert "t2t-tydi-eval: warning: no prediction was read from %s" % preds in err
+    assert json.loads(out.strip().splitlines()[-1])["avg_minimal_f1"] == 0.0
+
+
+def test_cli_truncated_gold_file_is_one_line(tmp_path, capsys):
+    from t2t.tydiqa.synthetic import learnable_examples
+    gold = write_jsonl_gz(str(tmp_path / "dev.jsonl.gz"), learnable_examples(300, seed=3))
+    data = open(gold, "rb").read()
+    open(gold, "wb").write(data[:len(data) // 2])
+    code, _, err = run_in_process(capsys, "--gold_path=" + gold,
+                                  "--predictions_path=" + gold)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, err
+    assert lines[0].startswith("t2t-tydi-eval: error: %s is truncated or damaged" % gold)
+    assert "complete lines" in lines[0] and lines[0].endswith(
+        "delete it and download or copy it again")
