@@ -19,6 +19,7 @@ import tensorflow as tf
 
 from t2t.core import download, registry
 from t2t.core import errors
+from t2t.core.modes import ModeKeys
 from t2t.problems import problem
 from t2t.problems import translate_multi30k
 
@@ -158,7 +159,7 @@ def test_rev_problem_reads_german_as_inputs(generated):
     forward = registry.problem("translate_ende_multi30k_slice")
     reverse = registry.problem("translate_ende_multi30k_slice_rev")
     encoder = forward.feature_encoders(generated)["inputs"]
-    dataset = reverse.dataset(tf.estimator.ModeKeys.EVAL, generated, shuffle_files=False)
+    dataset = reverse.dataset(ModeKeys.EVAL, generated, shuffle_files=False)
     example = next(iter(dataset))
     source = encoder.decode(example["inputs"].numpy()[:-1])
     target = encoder.decode(example["targets"].numpy()[:-1])
@@ -288,7 +289,7 @@ def test_a_few_training_steps_then_a_beam_decode_of_the_test_text(generated, tmp
         model_fn=t2t_model.T2TModel.make_estimator_model_fn(
             "transformer", hparams, decode_hparams=decoding.decode_hparams("beam_size=4")),
         model_dir=model_dir, config=config)
-    input_fn = hparams.problem.make_estimator_input_fn(tf.estimator.ModeKeys.TRAIN, hparams)
+    input_fn = hparams.problem.make_estimator_input_fn(ModeKeys.TRAIN, hparams)
     estimator.train(input_fn, max_steps=8)
     assert tf.train.latest_checkpoint(model_dir).endswith("model.ckpt-8")
 
