@@ -1,14 +1,16 @@
 """t2t: Tensor2Tensor-style sequence-model toolkit on TensorFlow (2.15 and 2.21).
 
 Importing t2t selects Keras 2 (the `tf-keras` package) for `tf.keras` on TensorFlow 2.16+,
-by setting TF_USE_LEGACY_KERAS=1 before TensorFlow is imported: t2t's LSTM cells and
-`hub.KerasLayer` inside `tf.keras` models need it, as in TF Model Garden. A process that
-imported TensorFlow with Keras 3 before t2t cannot switch back; importing t2t there raises
+by setting TF_USE_LEGACY_KERAS=1 before tf.keras is first used: t2t's LSTM cells and
+`hub.KerasLayer` inside `tf.keras` models need it, as in TF Model Garden. TensorFlow binds
+`tf.keras` when it is first used, so t2t may come after `import tensorflow`; a process that
+already used `tf.keras` as Keras 3 cannot switch back, and importing t2t there raises
 `KerasVersionError` with the fix:
 
-    import t2t                 # first, or with TF_USE_LEGACY_KERAS=1 in the environment
     import tensorflow as tf
-    tf.keras.__version__       # "2.21.0" (tf-keras) on TensorFlow 2.21; "2.15.0" on 2.15
+    import t2t                 # before the first use of tf.keras (or TF_USE_LEGACY_KERAS=1)
+    tf.keras.layers.LSTMCell.__module__   # "tf_keras.src...." on TensorFlow 2.21
+                                          # ("keras.src...." on 2.15, Keras 2 too)
 """
 import os as _os
 import sys as _sys
@@ -17,29 +19,30 @@ _LEGACY_KERAS = "TF_USE_LEGACY_KERAS"
 
 
 class KerasVersionError(ImportError):
-    """TensorFlow was imported with Keras 3 before t2t (one line: the fix)."""
+    """tf.keras was already Keras 3 when t2t was imported (one line: the fix)."""
 
 
 def _keras_3_already_loaded():
-    """True when TensorFlow 2.16+ is imported and its tf.keras is (or will be) Keras 3."""
+    """True when TensorFlow 2.16+ has already bound `tf.keras` to Keras 3.
+
+    TensorFlow binds `tf.keras` on its first use, reading TF_USE_LEGACY_KERAS then, so a
+    process that imported TensorFlow but has not touched `tf.keras` yet still gets tf-keras.
+    """
     tf = _sys.modules.get("tensorflow")
-    if tf is None:
+    keras = getattr(tf, "__dict__", {}).get("keras")
+    if keras is None:
         return False
-    try:
-        major, minor = (int(part) for part in tf.__version__.split(".")[:2])
-    except (AttributeError, ValueError):
-        return False  # TensorFlow is still being imported
-    if (major, minor) < (2, 16):
-        return False
-    keras = tf.__dict__.get("keras")
-    version = getattr(keras, "_tfll_keras_version", None)  # set once tf.keras was used
-    if version is not None:
-        return version != "keras_2"
-    return _os.environ.get(_LEGACY_KERAS, "").lower() not in ("1", "true")
+    loader = keras.__dict__
+    if "_tfll_initialized" in loader:  # still TensorFlow's lazy loader
+        return (bool(loader["_tfll_initialized"]) and
+                loader.get("_tfll_keras_version") == "keras_3")
+    # Once used, tf.keras is the module itself: Keras 3's is keras._tf_keras.keras.
+    return getattr(keras, "__name__", "").startswith("keras._tf_keras")
 
 
 if _keras_3_already_loaded():
     raise KerasVersionError(
-        "t2t needs Keras 2 (tf-keras) but TensorFlow was imported with Keras 3 before t2t; "
-        "import t2t before tensorflow, or set %s=1 in the environment" % _LEGACY_KERAS)
+        "t2t needs Keras 2 (tf-keras) but this process already uses tf.keras as Keras 3; "
+        "import t2t before the first use of tf.keras, or set %s=1 in the environment"
+        % _LEGACY_KERAS)
 _os.environ[_LEGACY_KERAS] = "1"
