@@ -27,8 +27,9 @@ def on(marker, *requirements):
 # tensorflow-hub 0.16.1 imports pkg_resources, which setuptools 81 removed.
 HUB = (on(OLD, "tensorflow-hub==0.16.1", "tf-keras==2.15.1")
        + on(NEW, "tensorflow-hub==0.16.1", "setuptools<81"))
-# TF 2.15: tensorflow-metadata 1.15+ ships protobuf-5 code, so 1.14.0. TF 2.21: the newest
-# pair that resolves beside protobuf 6 and apache-beam 2.77.0 (measured with pip check).
+# TF 2.15: tensorflow-metadata 1.15+ ships protobuf-5 code, so 1.14.0. TF 2.21: 4.9.9 with
+# 1.17.2 resolve beside protobuf 6 and apache-beam 2.77.0 on 3.12 and 3.13 with a clean pip
+# check, and are the pair the suite ran on (4.9.10 with 1.21.0 resolve too).
 TFDS = (on(OLD, "tensorflow-datasets==4.9.4", "tensorflow-metadata==1.14.0")
         + on(NEW, "tensorflow-datasets==4.9.9", "tensorflow-metadata==1.17.2"))
 # Hyperparameter search (t2t-trainer --hparams_range); 4.5.0 installs on both stacks.

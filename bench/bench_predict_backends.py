@@ -86,8 +86,10 @@ def main():
         for repeat in range(args.repeats + 1):  # the first round warms up
             for backend in ("estimator", "native"):
                 decode_hp = decoding.decode_hparams(overrides)
-                runner = predictor.create_predictor(MODEL, hparams, model_dir, decode_hp,
-                                                    backend=backend)
+                # One session config for both, as t2t-decoder gives them.
+                runner = predictor.create_predictor(
+                    MODEL, hparams, model_dir, decode_hp, backend=backend,
+                    session_config=predictor.default_session_config())
                 wall, cpu, out = run(runner, source, hparams, decode_hp,
                                      os.path.join(workdir, "%s.%s" % (name, backend)))
                 decodes[backend] = out
