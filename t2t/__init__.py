@@ -10,7 +10,7 @@ already used `tf.keras` as Keras 3 cannot switch back, and importing t2t there r
     import tensorflow as tf
     import t2t                 # before the first use of tf.keras (or TF_USE_LEGACY_KERAS=1)
     tf.keras.layers.LSTMCell.__module__   # "tf_keras.src...." on TensorFlow 2.21
-                                          # ("keras.src...." on 2.15, Keras 2 too)
+                                          # ("keras.src...." on 2.15: Keras 2 as it is)
 """
 import os as _os
 import sys as _sys
@@ -40,9 +40,30 @@ def _keras_3_already_loaded():
     return getattr(keras, "__name__", "").startswith("keras._tf_keras")
 
 
+def _tensorflow_version():
+    """(major, minor) of the installed TensorFlow, without importing it; None if unknown."""
+    tf = _sys.modules.get("tensorflow")
+    version = getattr(tf, "__version__", None)
+    if version is None:
+        from importlib import metadata
+        for dist in ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly"):
+            try:
+                version = metadata.version(dist)
+                break
+            except metadata.PackageNotFoundError:
+                continue
+    try:
+        return tuple(int(part) for part in version.split(".")[:2])
+    except (AttributeError, ValueError):
+        return None
+
+
 if _keras_3_already_loaded():
     raise KerasVersionError(
         "t2t needs Keras 2 (tf-keras) but this process already uses tf.keras as Keras 3; "
         "import t2t before the first use of tf.keras, or set %s=1 in the environment"
         % _LEGACY_KERAS)
-_os.environ[_LEGACY_KERAS] = "1"
+if (_tensorflow_version() or (2, 16)) >= (2, 16):
+    # Not on TensorFlow 2.15, whose tf.keras is Keras 2 already (and which would need the
+    # tf-keras package once the variable is set).
+    _os.environ[_LEGACY_KERAS] = "1"

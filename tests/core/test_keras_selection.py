@@ -19,10 +19,11 @@ def run(code, **env):
 
 def test_t2t_first_gives_keras_2_layers():
     result = run("import t2t, os, tensorflow as tf\n"
-                 "print(os.environ['TF_USE_LEGACY_KERAS'], tf.keras.layers.LSTMCell.__module__)")
+                 "print(os.environ.get('TF_USE_LEGACY_KERAS', '-'), "
+                 "tf.keras.layers.LSTMCell.__module__)")
     assert result.returncode == 0, result.stderr[-2000:]
     flag, module = result.stdout.split()
-    assert flag == "1"
+    assert flag == ("1" if NEW_TF else "-")  # TF 2.15 is left as it is
     assert module.startswith("tf_keras." if NEW_TF else "keras."), module
 
 
@@ -43,6 +44,7 @@ def test_keras_3_already_in_use_is_one_clear_line():
                     "tf.keras, or set TF_USE_LEGACY_KERAS=1 in the environment"), last
 
 
+@pytest.mark.skipif(not NEW_TF, reason="the variable concerns TensorFlow 2.16+")
 def test_tensorflow_first_with_the_variable_set_works():
     result = run("import tensorflow as tf\ntf.keras.layers\nimport t2t\n"
                  "print(tf.keras.layers.LSTMCell.__module__)", TF_USE_LEGACY_KERAS="1")
