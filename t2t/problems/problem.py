@@ -603,7 +603,10 @@ class Problem:
             self._next_partition_id = 0
             return 0, 1
         per_host = tpu_config.per_host_input_for_training
-        pipeline_config = tf.compat.v1.estimator.tpu.InputPipelineConfig
+        # TPU input configs exist only where tf.estimator does (TensorFlow 2.15).
+        estimator_v1 = getattr(tf.compat.v1, "estimator", None)
+        pipeline_config = getattr(getattr(estimator_v1, "tpu", None), "InputPipelineConfig",
+                                  None)
         if per_host == getattr(pipeline_config, "BROADCAST", object()):
             return 0, 1  # mesh-tensorflow
         if per_host:
