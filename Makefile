@@ -1,37 +1,65 @@
-# make test  : create .venv (Python 3.9-3.11), install t2t with its test extra, run the tests.
+# make test  : create a venv for the chosen Python, install t2t with its test extra, run the tests.
 # make demo  : same setup, then datagen -> train (transformer_tiny, 2,000 steps) -> evaluate ->
 #              greedy decode of the dev set on algorithmic_reverse_binary40_test (scripts/demo.sh).
 # make bench : same setup, then the benchmarks in bench/ (figures printed and written to bench/results/).
+#
+# Which Python: PYTHON=<command, version or path> (e.g. PYTHON=python3.12, PYTHON=3.13);
+# otherwise the newest supported one found on PATH or in pyenv's versions. Each Python gets
+# its own venv, .venv-<major.minor>, so both stacks live side by side:
+#   Python 3.9-3.11 -> TensorFlow 2.15 (Estimator and native backends)
+#   Python 3.12+    -> TensorFlow 2.21 (native backend; see setup.py)
+# .venv links to the venv of the default choice (what `.venv/bin/t2t-...` in README runs).
+#
+# PREFER_NEW_STACK=1 makes the default choice 3.13, 3.12, 3.11, ...; it stays 0 (3.11, 3.10,
+# 3.9) until the whole test suite passes on TensorFlow 2.21 (the training tests wait for the
+# native training backend).
 SHELL := /bin/bash
-VENV := .venv
+PREFER_NEW_STACK ?= 0
+ifeq ($(PREFER_NEW_STACK),1)
+PY_CANDIDATES := 3.13 3.12 3.11 3.10 3.9
+else
+PY_CANDIDATES := 3.11 3.10 3.9
+endif
+ifeq ($(strip $(PYTHON)),)
+PYBIN := $(shell bash scripts/find_python.sh $(PY_CANDIDATES))
+LINK_DEFAULT := 1
+else
+PYBIN := $(shell bash scripts/find_python.sh $(PYTHON))
+LINK_DEFAULT := 0
+endif
+PYVER := $(if $(PYBIN),$(shell $(PYBIN) -c 'import sys; print("%d.%d" % sys.version_info[:2])'))
+VENV := .venv-$(PYVER)
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 DEMO_DIR ?= /tmp/t2t_demo
 
-.PHONY: test demo bench setup clean
+.PHONY: test demo bench setup clean which-python
 setup: $(STAMP)
 
+which-python:
+	@echo "$(PYBIN) (Python $(PYVER)) -> $(VENV)"
+
 $(VENV)/bin/python:
-	@PYBIN=""; for c in python3.11 python3.10 python3.9 python3 python; do \
-	  if command -v $$c >/dev/null 2>&1 && $$c -c 'import sys; sys.exit(0 if (3,9) <= sys.version_info[:2] <= (3,11) else 1)'; then PYBIN=$$c; break; fi; \
-	done; \
-	if [ -z "$$PYBIN" ]; then echo "error: t2t needs Python 3.9, 3.10 or 3.11 (TensorFlow 2.15 has no wheel for newer Pythons); install one, e.g. 'apt-get install python3.11-venv' or pyenv, and rerun" >&2; exit 1; fi; \
-	echo "creating $(VENV) with $$PYBIN ($$($$PYBIN --version))"; \
-	$$PYBIN -m venv $(VENV)
+	@if [ -z "$(PYBIN)" ]; then echo "error: no supported Python found$(if $(PYTHON), for PYTHON=$(PYTHON)) (looked for $(if $(PYTHON),$(PYTHON),$(PY_CANDIDATES)) on PATH and in pyenv); t2t needs Python 3.9-3.13: install one (e.g. 'apt-get install python3.11-venv' or pyenv) and rerun" >&2; exit 1; fi
+	@$(PYBIN) -c 'import sys; sys.exit(0 if (3, 9) <= sys.version_info[:2] <= (3, 13) else 1)' || { echo "error: $(PYBIN) is Python $(PYVER); t2t needs Python 3.9-3.13 (3.9-3.11: TensorFlow 2.15; 3.12-3.13: TensorFlow 2.21)" >&2; exit 1; }
+	@echo "creating $(VENV) with $(PYBIN) (Python $(PYVER))"
+	$(PYBIN) -m venv $(VENV)
 
 $(STAMP): $(VENV)/bin/python setup.py
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip check
 	@touch $(STAMP)
+	@if [ "$(LINK_DEFAULT)" = 1 ] && { [ -L .venv ] || [ ! -e .venv ]; }; then ln -sfn $(VENV) .venv; fi
 
 test: $(STAMP)
 	$(PY) -m pytest -q tests
 
 demo: $(STAMP)
-	@bash scripts/demo.sh $(DEMO_DIR)
+	@T2T_BIN=$(VENV)/bin bash scripts/demo.sh $(DEMO_DIR)
 
 bench: $(STAMP)
 	@set -e; for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b; done
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf .venv .venv-3.* build *.egg-info

@@ -37,6 +37,7 @@ import time
 import numpy as np
 import tensorflow as tf
 
+from t2t.core.modes import ModeKeys
 from t2t.data import data_reader
 from t2t.data import packing
 from t2t.data.record_windows import RecordWindows
@@ -111,7 +112,7 @@ def make_pipelines(path, padded_batch_examples, epochs=1):
             return data_reader.input_fn(
                 dataset, path, skip_random_fraction_when_training=False,
                 batch_size_means_tokens_param=True, batch_size_multiplier=1,
-                max_length=MAX_LENGTH, mode=tf.estimator.ModeKeys.TRAIN, hparams=hp,
+                max_length=MAX_LENGTH, mode=ModeKeys.TRAIN, hparams=hp,
                 prevent_repeat=True)
         return pipeline
 

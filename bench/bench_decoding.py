@@ -24,6 +24,7 @@ import numpy as np
 import tensorflow as tf
 
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 from t2t.layers import modalities
 from t2t.model import model_hparams
 from t2t.models import transformer
@@ -46,7 +47,7 @@ def build_model():
     hparams = registry.hparams("transformer_tiny")
     hparams.top = {"targets": no_eos_top}
     problem_hparams = model_hparams.test_problem_hparams(VOCAB, VOCAB)
-    return transformer.Transformer(hparams, tf.estimator.ModeKeys.PREDICT, problem_hparams)
+    return transformer.Transformer(hparams, ModeKeys.PREDICT, problem_hparams)
 
 
 def decode_op(model, inputs, length, method, beam_size):

@@ -29,6 +29,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.core.protobuf import rewriter_config_pb2
 
+from t2t.core.modes import ModeKeys
 from t2t.core import registry
 from t2t.hub import encoder as encoder_lib
 from t2t.hub import export as hub_export
@@ -74,7 +75,7 @@ def save_checkpoint(hparams, path):
     with graph.as_default():
         v1.set_random_seed(1)
         model = transformer_encoder_mlm.TransformerEncoderMlm(hparams,
-                                                              tf.estimator.ModeKeys.TRAIN)
+                                                              ModeKeys.TRAIN)
         ids = tf.constant([[2, 7, 8, 3]])
         model({"inputs": ids[:, :, None, None], "targets": ids[:, :, None, None],
                "input_type_ids": tf.zeros_like(ids)})
@@ -137,7 +138,7 @@ def main():
     graph = tf.Graph()
     with graph.as_default():
         model = transformer_encoder_mlm.TransformerEncoderMlm(hparams,
-                                                              tf.estimator.ModeKeys.EVAL)
+                                                              ModeKeys.EVAL)
         placeholders = {k: v1.placeholder(tf.int32, [None, None], name=k)
                         for k in encoder_lib.INPUT_NAMES}
         outputs = model.encode_ids(*[placeholders[k] for k in encoder_lib.INPUT_NAMES])

@@ -12,7 +12,7 @@ HPARAMS_SET=transformer_tiny
 # transformer_tiny keeps T2T's schedule (8000 warmup steps); a demo of 2000 steps wants a
 # plain constant rate instead.
 HPARAMS="batch_size=512,learning_rate_schedule=constant*linear_warmup,learning_rate_constant=0.002,learning_rate_warmup_steps=100"
-BIN=.venv/bin
+BIN=${T2T_BIN:-.venv/bin}
 export TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-3}
 # Progress lines stream through the pipes below (grep --line-buffered, sed -u).
 export PYTHONUNBUFFERED=1

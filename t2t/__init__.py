@@ -1,0 +1,69 @@
+"""t2t: Tensor2Tensor-style sequence-model toolkit on TensorFlow (2.15 and 2.21).
+
+Importing t2t selects Keras 2 (the `tf-keras` package) for `tf.keras` on TensorFlow 2.16+,
+by setting TF_USE_LEGACY_KERAS=1 before tf.keras is first used: t2t's LSTM cells and
+`hub.KerasLayer` inside `tf.keras` models need it, as in TF Model Garden. TensorFlow binds
+`tf.keras` when it is first used, so t2t may come after `import tensorflow`; a process that
+already used `tf.keras` as Keras 3 cannot switch back, and importing t2t there raises
+`KerasVersionError` with the fix:
+
+    import tensorflow as tf
+    import t2t                 # before the first use of tf.keras (or TF_USE_LEGACY_KERAS=1)
+    tf.keras.layers.LSTMCell.__module__   # "tf_keras.src...." on TensorFlow 2.21
+                                          # ("keras.src...." on 2.15: Keras 2 as it is)
+"""
+import os as _os
+import sys as _sys
+
+_LEGACY_KERAS = "TF_USE_LEGACY_KERAS"
+
+
+class KerasVersionError(ImportError):
+    """tf.keras was already Keras 3 when t2t was imported (one line: the fix)."""
+
+
+def _keras_3_already_loaded():
+    """True when TensorFlow 2.16+ has already bound `tf.keras` to Keras 3.
+
+    TensorFlow binds `tf.keras` on its first use, reading TF_USE_LEGACY_KERAS then, so a
+    process that imported TensorFlow but has not touched `tf.keras` yet still gets tf-keras.
+    """
+    tf = _sys.modules.get("tensorflow")
+    keras = getattr(tf, "__dict__", {}).get("keras")
+    if keras is None:
+        return False
+    loader = keras.__dict__
+    if "_tfll_initialized" in loader:  # still TensorFlow's lazy loader
+        return (bool(loader["_tfll_initialized"]) and
+                loader.get("_tfll_keras_version") == "keras_3")
+    # Once used, tf.keras is the module itself: Keras 3's is keras._tf_keras.keras.
+    return getattr(keras, "__name__", "").startswith("keras._tf_keras")
+
+
+def _tensorflow_version():
+    """(major, minor) of the installed TensorFlow, without importing it; None if unknown."""
+    tf = _sys.modules.get("tensorflow")
+    version = getattr(tf, "__version__", None)
+    if version is None:
+        from importlib import metadata
+        for dist in ("tensorflow", "tensorflow-cpu", "tensorflow-gpu", "tf-nightly"):
+            try:
+                version = metadata.version(dist)
+                break
+            except metadata.PackageNotFoundError:
+                continue
+    try:
+        return tuple(int(part) for part in version.split(".")[:2])
+    except (AttributeError, ValueError):
+        return None
+
+
+if _keras_3_already_loaded():
+    raise KerasVersionError(
+        "t2t needs Keras 2 (tf-keras) but this process already uses tf.keras as Keras 3; "
+        "import t2t before the first use of tf.keras, or set %s=1 in the environment"
+        % _LEGACY_KERAS)
+if (_tensorflow_version() or (2, 16)) >= (2, 16):
+    # Not on TensorFlow 2.15, whose tf.keras is Keras 2 already (and which would need the
+    # tf-keras package once the variable is set).
+    _os.environ[_LEGACY_KERAS] = "1"

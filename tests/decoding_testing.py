@@ -13,6 +13,7 @@ import tensorflow as tf
 from t2t.core import random_seed, registry
 from t2t.core import usr_dir
 from t2t.core.modes import ModeKeys
+from t2t.decoding import predictor
 from t2t.encoders import text_encoder
 from t2t.model import model_hparams
 from t2t.model import t2t_model
@@ -87,13 +88,45 @@ def make_hparams(data_dir):
     return hparams
 
 
-def make_estimator(hparams, model_dir, decode_hp=None):
+def make_estimator(hparams, model_dir, decode_hp=None, backend="auto"):
+    """An Estimator (TF 2.15, backend auto or estimator) or, on TF 2.16+ or with backend
+    "native", a CheckpointPredictor: both have `model_dir` and `predict`."""
+    if predictor.resolve_backend(backend) == "native":
+        return predictor.CheckpointPredictor(MODEL, hparams, model_dir, decode_hp,
+                                             random_seed=1)
     config = tf.estimator.RunConfig(model_dir=model_dir, tf_random_seed=1,
                                     save_checkpoints_steps=10000, keep_checkpoint_max=10,
                                     save_summary_steps=0, log_step_count_steps=1000)
     model_fn = t2t_model.T2TModel.make_estimator_model_fn(MODEL, hparams,
                                                           decode_hparams=decode_hp)
     return tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir, config=config)
+
+
+def train_in_graph(model_name, hparams, model_dir, steps, seed=1):
+    """Train `steps` steps in a v1 graph and save `<model_dir>/model.ckpt-<steps>`: the
+    Estimator's TRAIN graph (model, loss, `T2TModel.optimize`) and checkpoint names, for
+    tests of the Estimator-free paths on a TensorFlow without tf.estimator."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.compat.v1.set_random_seed(seed)
+        global_step = tf.compat.v1.train.get_or_create_global_step()
+        dataset = hparams.problem.input_fn(ModeKeys.TRAIN, hparams)
+        features = tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+        if isinstance(features, tuple):
+            features = features[0]
+        model = registry.model(model_name)(model_hparams.copy_hparams(hparams), ModeKeys.TRAIN)
+        _, losses = model(dict(features))
+        loss = tf.add_n([tf.cast(losses[k], tf.float32) for k in sorted(losses)])
+        train_op = model.optimize(loss)
+        saver = tf.compat.v1.train.Saver(sharded=True)
+        with tf.compat.v1.Session(graph=graph) as session:
+            session.run([tf.compat.v1.global_variables_initializer(),
+                         tf.compat.v1.local_variables_initializer(),
+                         tf.compat.v1.tables_initializer()])
+            while session.run(global_step) < steps:
+                session.run(train_op)
+            os.makedirs(model_dir, exist_ok=True)
+            saver.save(session, os.path.join(model_dir, "model.ckpt"), global_step=steps)
 
 
 def trained_model(tmp_path_factory):
@@ -109,9 +142,12 @@ def trained_model(tmp_path_factory):
     data_dir, model_dir = str(root / "data"), str(root / "train")
     registry.problem(PROBLEM).generate_data(data_dir, str(root / "tmp"))
     hparams = make_hparams(data_dir)
-    estimator = make_estimator(hparams, model_dir)
-    input_fn = hparams.problem.make_estimator_input_fn(ModeKeys.TRAIN, hparams)
-    estimator.train(input_fn, max_steps=TRAIN_STEPS)
+    if hasattr(tf, "estimator"):
+        estimator = make_estimator(hparams, model_dir)
+        input_fn = hparams.problem.make_estimator_input_fn(ModeKeys.TRAIN, hparams)
+        estimator.train(input_fn, max_steps=TRAIN_STEPS)
+    else:  # TensorFlow 2.16+: the same graph and checkpoint names, without an Estimator.
+        train_in_graph(MODEL, hparams, model_dir, TRAIN_STEPS)
     _TRAINED.update(usr_dir=usr_path, data_dir=data_dir, model_dir=model_dir)
     return dict(_TRAINED)
 

@@ -29,7 +29,9 @@ else is a bug and keeps its full traceback (exit code 1).
 Ctrl-C ends with exit code 130 and a one-line message instead of a traceback.
 """
 import os
+import re
 import sys
+import tempfile
 import textwrap
 
 from absl import app, flags
@@ -199,6 +201,35 @@ def quiet_tensorflow_logs():
     real failures still raise Python exceptions. A TF_CPP_MIN_LOG_LEVEL the user set wins.
     """
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    if os.environ["TF_CPP_MIN_LOG_LEVEL"] == "3" and "tensorflow" not in sys.modules:
+        _import_tensorflow_quietly()
+
+
+# What TensorFlow 2.16+'s native libraries print while `import tensorflow` runs, whatever
+# TF_CPP_MIN_LOG_LEVEL says: absl's pre-initialisation notice and its I/W/E lines.
+_NATIVE_NOISE = re.compile(
+    r"WARNING: All log messages before absl::InitializeLog\(\) is called are written to "
+    r"STDERR$|[IWE]\d{4} \d\d:\d\d:\d+\.\d+ +\d+ \S+:\d+\] ")
+
+
+def _import_tensorflow_quietly():
+    """Import TensorFlow with the native stderr (fd 2) captured, then pass on every line
+    but `_NATIVE_NOISE`, so a program's one-line error stays one line on TF 2.21."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as capture:
+        os.dup2(capture.fileno(), 2)
+        try:
+            import tensorflow  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            capture.seek(0)
+            for line in capture.read().decode("utf-8", "replace").splitlines(True):
+                if not _NATIVE_NOISE.match(line.rstrip("\n")):
+                    sys.stderr.write(line)
+            sys.stderr.flush()
 
 
 def _define_once(define_fn, name, default, help_text, flag_values):

@@ -42,8 +42,10 @@ cli.quiet_tensorflow_logs()
 import tensorflow as tf  # noqa: E402  (after the TF log setting)
 
 from t2t.decoding import decoding  # noqa: E402  (after the TF log setting)
+from t2t.decoding import predictor  # noqa: E402
 from t2t.core import errors, registry  # noqa: E402
 from t2t.data import shard_check  # noqa: E402
+from t2t.training import run_config as run_config_lib  # noqa: E402
 from t2t.training import trainer_lib  # noqa: E402
 from t2t.bin import flags as t2t_flags  # noqa: E402
 
@@ -72,6 +74,11 @@ def define_decoder_flags():
     _define(flags.DEFINE_bool, "decode_in_memory", False, "Decode in memory.")
     _define(flags.DEFINE_bool, "disable_grappler_optimizations", False, "Disable Grappler "
             "(works around tensor format errors).")
+    if "backend" not in FLAGS:
+        flags.DEFINE_enum("backend", "auto", list(predictor.BACKENDS), "estimator: decode "
+                          "through tf.estimator (TensorFlow 2.15 only); native: restore the "
+                          "checkpoint into a session without it; auto: estimator where "
+                          "tf.estimator exists. Both decode identically.")
 
 
 define_decoder_flags()
@@ -79,13 +86,14 @@ define_decoder_flags()
 
 # ---------------------------------------------------------------------------- helpers
 def create_estimator(model_name, hparams, model_dir, decode_hp, disable_grappler=False):
-    """An Estimator of `model_name` over `model_dir`, for PREDICT with `decode_hp`."""
-    run_config = trainer_lib.create_run_config(model_name=model_name, model_dir=model_dir)
+    """What decodes `model_name` from `model_dir`'s checkpoints with `decode_hp`: an Estimator
+    on the estimator backend, else a `CheckpointPredictor` (--backend; identical decodes)."""
+    session_config = run_config_lib.create_session_config()
     if disable_grappler:
-        rewrite = run_config.session_config.graph_options.rewrite_options
-        rewrite.disable_meta_optimizer = True
-    return trainer_lib.create_estimator(model_name, hparams, run_config,
-                                        decode_hparams=decode_hp)
+        session_config.graph_options.rewrite_options.disable_meta_optimizer = True
+    return predictor.create_predictor(model_name, hparams, model_dir, decode_hparams=decode_hp,
+                                      backend=FLAGS.backend, session_config=session_config,
+                                      random_seed=FLAGS.random_seed)
 
 
 def resolve_checkpoint(checkpoint_path, output_dir):
@@ -243,6 +251,7 @@ def main(argv):
     if FLAGS.mixture_or_task_name:
         return main_task()
     require_flags("problem", "model", "hparams_set")
+    predictor.resolve_backend(FLAGS.backend)
     if FLAGS.use_tpu:
         raise errors.UserError("t2t-decoder does not decode on TPUs; drop --use_tpu")
     decode_hp = create_decode_hparams()
@@ -288,6 +297,7 @@ def main_task():
     if FLAGS.problem:
         raise errors.UserError("give --problem or --mixture_or_task_name, not both")
     require_flags("model", "hparams_set")
+    predictor.resolve_backend(FLAGS.backend)
     if FLAGS.score_file and not FLAGS.decode_to_file:
         raise errors.UserError("to score a file, give --decode_to_file for the results")
     decode_hp = create_decode_hparams()

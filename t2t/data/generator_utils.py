@@ -58,6 +58,8 @@ def _feature(key, value):
     first = value[0]
     try:
         if isinstance(first, (bool, numbers.Integral, np.integer, np.bool_)):
+            # protobuf 7 rejects bools in an Int64List: True/False are written as 1/0.
+            value = [int(v) if isinstance(v, (bool, np.bool_)) else v for v in value]
             return tf.train.Feature(int64_list=tf.train.Int64List(value=value))
         if isinstance(first, (numbers.Real, np.floating)):
             return tf.train.Feature(float_list=tf.train.FloatList(value=value))

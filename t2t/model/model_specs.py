@@ -19,6 +19,7 @@ from absl import logging
 from t2t.core.modes import ModeKeys
 from t2t.evaluation import metric_ops
 from t2t.layers import common_layers
+from t2t.model import model_predict
 from t2t.model import model_summaries
 
 
@@ -128,11 +129,7 @@ def _tpu_estimator_spec_eval(model, problem, logits, labels, loss):
                              eval_metrics=(metric_fn, [logits, labels]))
 
 
-def del_dict_non_tensors(d):
-    """Remove entries that are not tensors (e.g. scores None) so specs accept the dict."""
-    for key in list(d):
-        if not isinstance(d[key], (tf.Tensor, tf.SparseTensor, tf.Variable)):
-            del d[key]
+del_dict_non_tensors = model_predict.del_dict_non_tensors
 
 
 def set_static_predict_shapes(features, hparams, decode_hparams, params=None):
@@ -156,47 +153,9 @@ def estimator_spec_predict(model, features, use_tpu=False):
     Predictions hold "outputs", "scores", "inputs", "targets" (from "infer_targets") and
     every other batched feature (scalars are tiled to the batch).
     """
-    decode_hparams = model._decode_hparams
-    # The space ids join the predictions, as in T2T.
-    model._fill_problem_hparams_features(features)
-    beam_size = decode_hparams.get("beam_size") or 1
-    top_beams = beam_size if decode_hparams.get("return_beams") else 1
-    infer_out = model.infer(features, beam_size=beam_size, top_beams=top_beams,
-                            alpha=decode_hparams.get("alpha") or 0.0,
-                            decode_length=decode_hparams.get("extra_length") or 0,
-                            use_tpu=use_tpu)
-    if isinstance(infer_out, dict):
-        outputs, scores = infer_out["outputs"], infer_out.get("scores")
-    else:
-        outputs, scores = infer_out, None
-
-    inputs = features.get("inputs")
-    if inputs is None:
-        inputs = features.get("targets")
-    predictions = {"outputs": outputs, "scores": scores, "inputs": inputs,
-                   "targets": features.get("infer_targets")}
-    batch_size = common_layers.shape_list(outputs)[0]
-    for name, feature in features.items():
-        if name in predictions or name in ("infer_targets", "decode_loop_step"):
-            continue
-        if not isinstance(feature, tf.Tensor):
-            continue
-        if not feature.shape.as_list():
-            # Every prediction needs a batch dimension.
-            feature = tf.tile(tf.expand_dims(feature, 0), [batch_size])
-        predictions[name] = feature
-    del_dict_non_tensors(predictions)
-
-    export_out = {"outputs": predictions["outputs"]}
-    if "scores" in predictions:
-        export_out["scores"] = predictions["scores"]
-    if "batch_prediction_key" in predictions:
-        # Rejoins examples in order with Cloud ML Engine batch prediction.
-        export_out["batch_prediction_key"] = predictions["batch_prediction_key"]
-    export_outputs = {
-        tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY:
-            tf.estimator.export.PredictOutput(export_out)
-    }
+    predictions, exports = model.predict_outputs(features, use_tpu=use_tpu)
+    export_outputs = {name: tf.estimator.export.PredictOutput(outputs)
+                      for name, outputs in exports.items()}
     if use_tpu:
         host_call = None
         if model.hparams.get("tpu_enable_host_call"):

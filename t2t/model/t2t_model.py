@@ -36,6 +36,7 @@ from t2t.core.modes import ModeKeys
 from t2t.layers import common_layers
 from t2t.layers import modalities
 from t2t.model import model_hparams
+from t2t.model import model_predict
 from t2t.model import model_specs
 from t2t.model import model_summaries
 from t2t.model import slow_decoding
@@ -686,6 +687,11 @@ class T2TModel:
 
     def estimator_spec_predict(self, features, use_tpu=False):
         return model_specs.estimator_spec_predict(self, features, use_tpu)
+
+    def predict_outputs(self, features, use_tpu=False):
+        """(predictions, {signature: outputs}) of PREDICT, without tf.estimator
+        (`model_predict.predict_outputs`); a model with other outputs overrides this."""
+        return model_predict.predict_outputs(self, features, use_tpu=use_tpu)
 
     def initialize_from_ckpt(self, ckpt_dir):
         return model_specs.initialize_from_ckpt(ckpt_dir, self._hparams)

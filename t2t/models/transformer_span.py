@@ -112,7 +112,7 @@ class TransformerSpan(t2t_model.T2TModel):
         return outputs, {"training": tf.add_n(losses) / 3.0}
 
     # ------------------------------------------------------------------ specs
-    def estimator_spec_predict(self, features, use_tpu=False):
+    def predict_outputs(self, features, use_tpu=False):
         if use_tpu:
             raise errors.UserError("transformer_span does not predict on TPUs; drop --use_tpu")
         outputs, _ = self(features)
@@ -120,10 +120,7 @@ class TransformerSpan(t2t_model.T2TModel):
         for name in PASSTHROUGH_FEATURES:
             if name in features:
                 predictions[name] = features[name]  # [B] or [B, L]
-        export = {tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY:
-                  tf.estimator.export.PredictOutput(outputs)}
-        return tf.estimator.EstimatorSpec(_PREDICT, predictions=predictions,
-                                          export_outputs=export)
+        return predictions, {tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY: dict(outputs)}
 
     def estimator_spec_eval(self, features, logits, labels, loss, losses_dict, use_tpu=False):
         """Loss plus the accuracy of each head (exact start, end, answer type)."""

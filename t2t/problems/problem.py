@@ -60,6 +60,13 @@ def cpu_count():
     return multiprocessing.cpu_count()
 
 
+# What `serving_input_fn` returns: the fields of tf.estimator's ServingInputReceiver that
+# t2t's exporter reads (a lone receiver tensor is named "input", as there), without
+# tf.estimator (TF 2.16+ has none).
+ServingInputReceiver = collections.namedtuple("ServingInputReceiver",
+                                              ["features", "receiver_tensors"])
+
+
 class FeatureInfo:
     """What is known about one feature: modality type, vocab size, encoder, space id."""
 
@@ -596,7 +603,10 @@ class Problem:
             self._next_partition_id = 0
             return 0, 1
         per_host = tpu_config.per_host_input_for_training
-        pipeline_config = tf.compat.v1.estimator.tpu.InputPipelineConfig
+        # TPU input configs exist only where tf.estimator does (TensorFlow 2.15).
+        estimator_v1 = getattr(tf.compat.v1, "estimator", None)
+        pipeline_config = getattr(getattr(estimator_v1, "tpu", None), "InputPipelineConfig",
+                                  None)
         if per_host == getattr(pipeline_config, "BROADCAST", object()):
             return 0, 1  # mesh-tensorflow
         if per_host:
@@ -693,8 +703,8 @@ class Problem:
         features = tf.data.experimental.get_single_element(dataset)
         if self.has_inputs:
             features.pop("targets", None)
-        return tf.estimator.export.ServingInputReceiver(
-            features=features, receiver_tensors=serialized_example)
+        return ServingInputReceiver(features=features,
+                                    receiver_tensors={"input": serialized_example})
 
 
 def _swap_by_feature_name(mapping):

@@ -103,7 +103,8 @@ def _to_tffeature(tensor) -> tf.train.Feature:
     tensor = tf.convert_to_tensor(tensor)
     values = tf.reshape(tensor, [-1]).numpy().tolist()
     if tensor.dtype.is_bool or tensor.dtype.is_integer:
-        return tf.train.Feature(int64_list=tf.train.Int64List(value=values))
+        # protobuf 7 rejects bools in an Int64List: True/False are written as 1/0.
+        return tf.train.Feature(int64_list=tf.train.Int64List(value=[int(v) for v in values]))
     if tensor.dtype.is_floating:
         return tf.train.Feature(float_list=tf.train.FloatList(value=values))
     if tensor.dtype == tf.string:

@@ -3,7 +3,7 @@
 `predict_fn`/`score_fn` for `seqio.Evaluator.evaluate`, over its enumerated cached model
 datasets (encoder-decoder features):
 
-    estimator = create_estimator("transformer", hparams, "/runs/copy")
+    estimator = create_estimator("transformer", hparams, "/runs/copy")   # or a predictor
     predict_fn = estimator_predict_fn(estimator, hparams.problem, checkpoint_path)
     predict_fn(evaluator.cached_model_datasets["copy"])   # [(0, [104, 105]), (1, ...), ...]
     score_fn = checkpoint_score_fn("transformer", hparams, checkpoint_path)
@@ -36,10 +36,10 @@ from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
 from t2t.data import data_reader
 from t2t.decoding import decoding
+from t2t.decoding import predictor
 from t2t.decoding import scoring
 from t2t.problems import problem as problem_lib
 from t2t.seqio_training import task_problem as task_problem_lib
-from t2t.training import trainer_lib
 
 EOS_ID = 1
 _PREDICT = ModeKeys.PREDICT
@@ -88,12 +88,14 @@ def _batched_model_features(arrays, problem, batch_size, with_targets):
 
 @tf_notices.quiet_deprecations
 def create_estimator(model_name: str, hparams, model_dir: str,
-                     decode_hparams: str = "beam_size=1,alpha=0.0,extra_length=10"):
-    """An Estimator of a trained model for `estimator_predict_fn` (greedy by default;
-    `decode_hparams` as t2t-decoder's --decode_hparams)."""
-    run_config = trainer_lib.create_run_config(model_name=model_name, model_dir=model_dir)
-    return trainer_lib.create_estimator(model_name, hparams, run_config,
-                                        decode_hparams=decoding.decode_hparams(decode_hparams))
+                     decode_hparams: str = "beam_size=1,alpha=0.0,extra_length=10",
+                     backend: str = "auto"):
+    """What `estimator_predict_fn` decodes a trained model with (greedy by default;
+    `decode_hparams` as t2t-decoder's --decode_hparams): an Estimator on the estimator
+    backend, else a checkpoint predictor without tf.estimator (`t2t.decoding.predictor`)."""
+    return predictor.create_predictor(model_name, hparams, model_dir,
+                                      decode_hparams=decoding.decode_hparams(decode_hparams),
+                                      backend=backend)
 
 
 def _rows(dataset, kind: str):
@@ -171,7 +173,8 @@ def _predict(estimator, problem, batches, checkpoint_path):
 
 def estimator_predict_fn(estimator, problem, checkpoint_path: Optional[str] = None,
                          batch_size: int = 32) -> Callable[..., List[Tuple[int, List[int]]]]:
-    """A seqio `predict_fn(ds, model_feature_shapes=None)` running `estimator.predict`.
+    """A seqio `predict_fn(ds, model_feature_shapes=None)` running `estimator.predict`
+    (an Estimator or a `t2t.decoding.predictor.CheckpointPredictor`).
 
     Encoder-decoder: the encoder inputs are decoded. Decoder-only: a PrefixLM example's
     inputs are the prompt and the prediction is its continuation; an LM example (no

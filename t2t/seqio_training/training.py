@@ -16,6 +16,7 @@ functions or metric objects (`seqio.Evaluator`, each task on its own) and writes
 """
 import concurrent.futures
 import dataclasses
+import functools
 import os
 from typing import Mapping, Optional
 
@@ -78,12 +79,15 @@ def task_hparams(hparams_set: str, overrides: str, spec: TaskTrainingSpec,
     return hparams
 
 
-class TaskEvalExporter(tf.estimator.Exporter):
+class TaskEvaluation:
     """After each evaluation: the tasks' metrics on real decodes of the checkpoint.
 
-    Called by `tf.estimator.train_and_evaluate` (in whichever task evaluates). The
-    Evaluator (cached eval data) is built on the first call; its loggers write
+    An Exporter's `name` and `export(estimator, export_path, checkpoint_path, eval_result,
+    is_the_final_export)`, without tf.estimator; `TaskEvalExporter` makes it an Estimator
+    Exporter for `tf.estimator.train_and_evaluate`, which calls it in whichever task
+    evaluates. The Evaluator (cached eval data) is built on the first call; its loggers write
     `<model_dir>/inference_eval` (TensorBoard with 3 examples as text, JSON lines, log).
+    `estimator` is anything with `predict(input_fn, checkpoint_path=...)`.
     """
 
     def __init__(self, model_name: str, hparams, spec: TaskTrainingSpec, log_dir: str,
@@ -144,6 +148,17 @@ class TaskEvalExporter(tf.estimator.Exporter):
             logging.info("Task metrics of %s at step %d: %s", task_name, step, ", ".join(
                 "%s %s" % (k, getattr(v, "value", v)) for k, v in sorted(values.items())))
         return None
+
+
+@functools.lru_cache(maxsize=None)
+def _estimator_exporter_class():
+    # Built on first use: TensorFlow 2.16+ has no tf.estimator.
+    return type("TaskEvalExporter", (TaskEvaluation, tf.estimator.Exporter), {})
+
+
+def TaskEvalExporter(*args, **kwargs):  # noqa: N802  (the class name callers know)
+    """A `TaskEvaluation` that is a `tf.estimator.Exporter` (same arguments)."""
+    return _estimator_exporter_class()(*args, **kwargs)
 
 
 def create_task_experiment(run_config, hparams, model_name: str, spec: TaskTrainingSpec,

@@ -17,8 +17,9 @@ In any process, with TensorFlow only:
 
 The graph encodes the strings itself (`t2t.serving.vocab_ops`): byte, TextEncoder,
 TokenTextEncoder and SubwordTextEncoder vocabularies. Decoding runs exactly as in
-`t2t-decoder` (the same `estimator_model_fn` PREDICT graph and decode hparams), so both give
-the same outputs. T2T's exporter served only serialized tf.Examples and returned ids.
+`t2t-decoder` (the same PREDICT graph, `T2TModel.predict_outputs`, and decode hparams), so
+both give the same outputs, with no tf.estimator (TensorFlow 2.15 and 2.21). T2T's
+exporter served only serialized tf.Examples and returned ids.
 """
 import os
 import time
@@ -27,13 +28,11 @@ import tensorflow as tf
 from absl import logging
 
 from t2t.core import errors
-from t2t.core import registry
-from t2t.core.modes import ModeKeys
 from t2t.decoding import decoding
+from t2t.decoding import predictor
 from t2t.serving import vocab_ops
 
 _v1 = tf.compat.v1
-_PREDICT = ModeKeys.PREDICT
 
 STRING_SIGNATURE = "serving_default"
 EXAMPLE_SIGNATURE = "serialized_example"
@@ -57,10 +56,7 @@ def string_signature_support(hparams):
 
 def _predict(model_name, hparams, features, decode_hp):
     """The PREDICT graph of `model_name` on `features`: {"outputs", "scores", ...}."""
-    model_cls = registry.model(model_name)
-    spec = model_cls.estimator_model_fn(hparams, features, None, _PREDICT,
-                                        decode_hparams=decode_hp)
-    return spec.predictions
+    return predictor.model_predictions(model_name, hparams, features, decode_hp)
 
 
 def _outputs(predictions, targets_vocab):

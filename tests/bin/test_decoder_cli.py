@@ -9,7 +9,8 @@ from absl import flags
 from absl.testing import flagsaver
 
 from t2t.bin import t2t_decoder
-from t2t.core import registry
+from t2t.core import errors, registry
+from t2t.decoding import predictor
 
 from decoding_testing import (DEV_SIZE, HPARAMS, HPARAMS_SET, MODEL, PROBLEM,
                               assert_decodes_in_input_order, dev_pairs, trained_model)
@@ -129,3 +130,33 @@ def test_resolve_checkpoint(model, tmp_path):
         t2t_decoder.resolve_checkpoint(None, str(tmp_path))
     with pytest.raises(t2t_decoder.errors.UserError, match="--output_dir"):
         t2t_decoder.resolve_checkpoint(None, "")
+
+
+@pytest.mark.skipif(not predictor.estimator_available(), reason="no tf.estimator")
+@pytest.mark.parametrize("decode_hparams", ["beam_size=1", "beam_size=3,alpha=0.6"])
+def test_backends_write_identical_decodes(model, tmp_path, parsed_flags, decode_hparams):
+    texts = {}
+    for backend in ("estimator", "native"):
+        for name, value in common_flags(model).items():
+            setattr(FLAGS, name, value)
+        FLAGS.decode_hparams = decode_hparams
+        FLAGS.backend = backend
+        FLAGS.decode_to_file = str(tmp_path / backend)
+        assert t2t_decoder.main(["t2t-decoder"]) == 0
+        beam = decode_hparams.split(",")[0].split("=")[1]
+        alpha = "0.6"
+        base = "%s.%s.%s.%s.beam%s.alpha%s." % (tmp_path / backend, MODEL, HPARAMS_SET,
+                                                PROBLEM, beam, alpha)
+        texts[backend] = [open(base + ext).read() for ext in ("decodes", "targets", "inputs")]
+    assert texts["estimator"] == texts["native"]
+    assert len(texts["native"][0].splitlines()) == DEV_SIZE
+
+
+def test_estimator_backend_without_tf_estimator_is_a_user_error(model, parsed_flags,
+                                                                 monkeypatch):
+    monkeypatch.setattr(predictor, "estimator_available", lambda: False)
+    for name, value in common_flags(model).items():
+        setattr(FLAGS, name, value)
+    FLAGS.backend = "estimator"
+    with pytest.raises(errors.UserError, match="--backend=estimator needs tf.estimator"):
+        t2t_decoder.main(["t2t-decoder"])

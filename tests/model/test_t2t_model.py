@@ -520,6 +520,34 @@ def test_estimator_spec_predict_greedy_and_beams():
         assert values["outputs"].shape[:2] == (4, 2) and values["scores"].shape == (4, 2)
 
 
+def test_predict_outputs_without_tf_estimator():
+    """`T2TModel.predict_outputs`, which the Estimator-free predictor and the exporter run
+    (TF 2.15 and 2.21): the same predictions and exports as the PREDICT spec."""
+    hp = small_transformer_hparams()
+    model_hparams.add_problem_hparams(hp, "algorithmic_identity_binary40")
+    for beam_size, return_beams in ((1, False), (2, True)):
+        with tf.Graph().as_default():
+            decode_hp = t2t_model.default_decode_hparams()
+            decode_hp.beam_size, decode_hp.return_beams = beam_size, return_beams
+            decode_hp.extra_length = 2
+            features = {k: tf.constant(v) for k, v in example_batch().items()
+                        if k != "targets"}
+            model = registry.model("transformer")(model_hparams.copy_hparams(hp), PREDICT,
+                                                  decode_hparams=decode_hp)
+            predictions, exports = model.predict_outputs(features)
+            assert sorted(exports) == ["serving_default"]
+            assert sorted(exports["serving_default"]) == ["outputs", "scores"]
+            assert {"outputs", "scores", "inputs", "input_space_id"} <= set(predictions)
+            with session() as sess:
+                sess.run(_v1.global_variables_initializer())
+                values = sess.run(predictions)
+        if return_beams:
+            assert values["outputs"].shape[:2] == (4, 2) and values["scores"].shape == (4, 2)
+        else:
+            assert values["outputs"].shape[0] == 4 and values["input_space_id"].shape == (4,)
+            assert values["outputs"].shape[1] <= example_batch()["inputs"].shape[1] + 2
+
+
 def test_default_decode_hparams_are_t2ts():
     hp = t2t_model.default_decode_hparams()
     assert (hp.beam_size, hp.alpha, hp.extra_length, hp.return_beams) == (4, 0.6, 100, False)

@@ -115,3 +115,11 @@ def test_mixture_training_writes_rising_task_metrics(mixture, tmp_path):
     scores = outputs["copy_again"][seqio.metrics.ModelOutputType.SCORE]
     assert len(scores) == 8 and all(s < 0 for s in scores)
     assert metrics["mean_log_likelihood"] == pytest.approx(sum(scores) / 8)
+
+    # The Estimator-free predictor (TensorFlow 2.16+) predicts the same ids.
+    native = inference.create_estimator("transformer", hparams, model_dir, backend="native")
+    dataset = evaluator.cached_model_datasets["copy_again"]
+    expected = inference.estimator_predict_fn(estimator, hparams.problem, checkpoint)(dataset)
+    assert inference.estimator_predict_fn(native, hparams.problem, checkpoint)(dataset) == \
+        expected
+    assert len(expected) == 8
