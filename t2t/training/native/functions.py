@@ -196,7 +196,10 @@ class NativeModelFunctions:
 
     def train_step(self, features):
         """One step: (mean loss, tokens, examples, learning rate, global step after it)."""
-        return self._train_function(features)
+        # In the strategy's scope, as when it was traced (the scope is part of the key
+        # of tf.function's traces: outside it, a new trace would make new variables).
+        with self._strategy.scope():
+            return self._train_function(features)
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, dataset, steps=None):
@@ -219,8 +222,14 @@ class NativeModelFunctions:
 
     # ------------------------------------------------------------------ checkpoints
     def saver(self, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0):
-        """The v1 Saver of every variable under Estimator's names (made once)."""
+        """The v1 Saver of every variable under Estimator's names (made once).
+
+        It saves each variable's first local copy (replicas hold equal values; the v1
+        Saver takes plain variables only); `restore` assigns every copy.
+        """
         if self._saver is None:
+            var_list = {name: self._strategy.experimental_local_results(variable)[0]
+                        for name, variable in self.variables.items()}
             # The v1 Saver is what writes Estimator's checkpoint files; its "deprecated"
             # notice would be noise here (every name is unique: they are the graph's).
             tf_logger = tf.get_logger()
@@ -228,7 +237,7 @@ class NativeModelFunctions:
             tf_logger.setLevel("ERROR")
             try:
                 self._saver = _v1.train.Saver(
-                    var_list=dict(self.variables), max_to_keep=max_to_keep,
+                    var_list=var_list, max_to_keep=max_to_keep,
                     keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
                     save_relative_paths=True)
             finally:
@@ -240,17 +249,25 @@ class NativeModelFunctions:
         return self.saver().save(None, prefix, global_step=int(step), write_meta_graph=False)
 
     def restore(self, checkpoint_path):
-        """Load every variable from a checkpoint (Estimator's or native's)."""
+        """Load every variable (on every replica) from a checkpoint, Estimator's or native's.
+
+        Raises a UserError naming a variable the checkpoint lacks or has in another shape.
+        """
         reader = tf.train.load_checkpoint(checkpoint_path)
         saved = reader.get_variable_to_shape_map()
-        missing = sorted(name for name in self.variables if name not in saved)
-        if missing:
-            from t2t.core import errors
-            raise errors.UserError(
-                "checkpoint %s has no variable %s (%d missing); resume with the model, "
-                "hparams and optimizer it was trained with" % (checkpoint_path, missing[0],
-                                                               len(missing)))
-        self.saver().restore(None, checkpoint_path)
+        for name in sorted(self.variables):
+            variable = self.variables[name]
+            if name not in saved or list(saved[name]) != variable.shape.as_list():
+                from t2t.core import errors
+                raise errors.UserError(
+                    "checkpoint %s has %s; resume with the model, hparams and optimizer it "
+                    "was trained with" % (checkpoint_path, "no variable %s" % name
+                                          if name not in saved else
+                                          "%s in shape %s, not %s" % (
+                                              name, saved[name], variable.shape.as_list())))
+        with self._strategy.scope():
+            for name, variable in self.variables.items():
+                variable.assign(reader.get_tensor(name))
 
     def warm_start(self, checkpoint_dir):
         """Give trainable variables found (same name and shape) in a checkpoint its values."""
