@@ -82,7 +82,7 @@ def test_native_learns_with_estimators_files(data_dir, tmp_path, request):
     evaluations = eval_events.read_eval_metrics(os.path.join(model_dir, "eval"))
     assert sorted(evaluations) == [100, 200, 300]
     assert set(evaluations[300]) >= {"loss", ACCURACY}
-    assert evaluations[300]["loss"] < evaluations[100]["loss"] - 0.3
+    assert evaluations[300]["loss"] < evaluations[100]["loss"] - 0.15
     # Still in transformer_tiny's learning-rate warmup: slow, but steadily better.
     assert evaluations[300][ACCURACY] > evaluations[100][ACCURACY] + 0.03
     assert result["global_step"] == 300

@@ -113,6 +113,9 @@ class NativeExperiment:
         if self._functions is not None and (self._built_for_training or not training):
             return self._functions
         strategy = self._placement.strategy
+        if self._run_spec.random_seed is not None:
+            # As the Estimator's tf_random_seed: initial values and dropout follow the seed.
+            tf.random.set_seed(self._run_spec.random_seed)
         functions = functions_lib.NativeModelFunctions(
             self._spec.model_name, self._hparams, strategy=strategy,
             num_async_replicas=self._placement.num_async_replicas, use_xla=self._spec.use_xla)
