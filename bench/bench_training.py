@@ -8,6 +8,9 @@ sides train the same architecture on the same fixed batch (`--batch` sequences o
          optimizer and schedule, the trainer's TrainingLogHook) fed by a tf.data input_fn.
   t2t_xla  the same with `use_xla=True` (T2T's `--xla_compile`: the model function in an
          XLA jit scope, layers on their static-shape paths).
+  native the native backend's train step (`t2t.training.native.functions`: the same
+         T2TModel, optimizer and schedule in a tf.function, variables under Estimator's
+         names), fetching the loss and counters every step as its training loop does.
   keras  a functional tf.keras model of the same shape (pre-norm encoder-decoder, heads,
          filter size, dropouts, tied embedding/softmax, label smoothing 0.1, Adam),
          trained with Model.fit.
@@ -21,6 +24,9 @@ best of measurements taken before every round, so a busy moment does not lower i
 
 A profile of one t2t step (`RunOptions(trace_level=FULL_TRACE)`) gives the top op types by
 time, which say where a step goes (matmuls, softmax, layer norm, the optimizer, ...).
+
+Where TensorFlow has no tf.estimator (2.16+) the Estimator sides are left out.
+`native_over_t2t` is the native backend's throughput over the Estimator's, in one run.
 
     python bench/bench_training.py [--batch 64] [--length 32] [--rounds 3] [--steps 20]
     # prints a table and writes bench/results/training.json
@@ -41,7 +47,9 @@ from absl import logging  # noqa: E402
 
 from t2t.core import registry
 from t2t.model import model_hparams
+from t2t.training import backends
 from t2t.training import trainer_lib
+from t2t.training.native import functions as native_functions
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VOCAB = 256
@@ -185,6 +193,24 @@ def checkpoint_params(model_dir):
                    if name.startswith("transformer/") and "Adam" not in name))
 
 
+# ----------------------------------------------------------------------------- native side
+def run_native(hparams_set, batch, args):
+    """One round: fresh native train functions train warmup + steps steps; timed seconds."""
+    inputs, targets = batch
+    features = {"inputs": inputs[:, :, None, None], "targets": targets[:, :, None, None]}
+    dataset = tf.data.Dataset.from_tensors((features, features["targets"])).repeat()
+    functions = native_functions.NativeModelFunctions("transformer", t2t_hparams(hparams_set))
+    functions.build(dataset.element_spec, dataset.element_spec)
+    iterator = iter(dataset)
+    first = None
+    for step in range(1, args.warmup + args.steps + 1):
+        loss, tokens, examples, _, global_step = functions.train_step(next(iterator))
+        float(loss), int(tokens), int(examples), int(global_step)  # what the loop logs
+        if step == args.warmup:
+            first = time.perf_counter()
+    return time.perf_counter() - first
+
+
 # ----------------------------------------------------------------------------- keras side
 def timing_signal(length, channels):
     """T2T's sinusoid position signal [1, length, channels]."""
@@ -294,16 +320,23 @@ def bench_one(hparams_set, args, peaks):
     flops_per_step = 3 * forward_flops_per_step(hparams, args.batch, args.length)
     keras_model = keras_transformer(hparams, args.length)
     dataset = keras_dataset(batch)
-    seconds = {"t2t": [], "t2t_xla": [], "keras": []}
-    profile = None
+    estimator = backends.estimator_available()
+    seconds = {"t2t": [], "t2t_xla": [], "native": [], "keras": []}
+    if not estimator:
+        del seconds["t2t"], seconds["t2t_xla"]
+    profile, t2t_params = {}, None
     for round_index in range(args.rounds):
         peaks.append(matmul_peak_flops())
-        if round_index == 0:
-            t2t_seconds, t2t_params, profile = run_t2t(hparams_set, batch, args, profile=True)
-        else:
-            t2t_seconds, t2t_params = run_t2t(hparams_set, batch, args)
-        seconds["t2t"].append(t2t_seconds)
-        seconds["t2t_xla"].append(run_t2t(hparams_set, batch, args, use_xla=True)[0])
+        if estimator:
+            if round_index == 0:
+                t2t_seconds, t2t_params, profile = run_t2t(hparams_set, batch, args,
+                                                           profile=True)
+            else:
+                t2t_seconds, t2t_params = run_t2t(hparams_set, batch, args)
+            seconds["t2t"].append(t2t_seconds)
+        seconds["native"].append(run_native(hparams_set, batch, args))
+        if estimator:
+            seconds["t2t_xla"].append(run_t2t(hparams_set, batch, args, use_xla=True)[0])
         seconds["keras"].append(run_keras(keras_model, dataset, args))
     total = float(sum(profile.values())) or 1.0
     top_ops = sorted(profile.items(), key=lambda item: -item[1])[:12]
@@ -328,9 +361,15 @@ def add_figures(result, args, peak):
             "model_flops_per_sec": steps_per_sec * flops_per_step,
             "fraction_of_matmul_peak": steps_per_sec * flops_per_step / peak,
         }
-    result["t2t_over_keras"] = result["t2t"]["steps_per_sec"] / result["keras"]["steps_per_sec"]
-    result["xla_on_over_off"] = (result["t2t_xla"]["steps_per_sec"] /
-                                 result["t2t"]["steps_per_sec"])
+    result["native_over_keras"] = (result["native"]["steps_per_sec"] /
+                                   result["keras"]["steps_per_sec"])
+    if "t2t" in result:
+        result["t2t_over_keras"] = (result["t2t"]["steps_per_sec"] /
+                                    result["keras"]["steps_per_sec"])
+        result["native_over_t2t"] = (result["native"]["steps_per_sec"] /
+                                     result["t2t"]["steps_per_sec"])
+        result["xla_on_over_off"] = (result["t2t_xla"]["steps_per_sec"] /
+                                     result["t2t"]["steps_per_sec"])
     return result
 
 
@@ -360,16 +399,23 @@ def main():
     print(header)
     for hparams_set, result in models.items():
         add_figures(result, args, peak)
-        for side in ("t2t", "t2t_xla", "keras"):
+        for side in ("t2t", "t2t_xla", "native", "keras"):
+            if side not in result:
+                continue
             figures = result[side]
             print("%-18s %-7s %10.2f %12.0f %12.2f %9.1f%%" % (
                 hparams_set, side, figures["steps_per_sec"], figures["tokens_per_sec"],
                 figures["model_flops_per_sec"] / 1e9,
                 100 * figures["fraction_of_matmul_peak"]))
-        print("%-18s t2t / keras throughput: %.2f (parameters: t2t %d, keras %d); "
-              "XLA on / off: %.2f" % (hparams_set, result["t2t_over_keras"],
-                                       result["t2t_params"], result["keras_params"],
-                                       result["xla_on_over_off"]))
+        if "t2t" in result:
+            print("%-18s native / Estimator throughput: %.2f; t2t / keras: %.2f (parameters: "
+                  "t2t %d, keras %d); XLA on / off: %.2f" % (
+                      hparams_set, result["native_over_t2t"], result["t2t_over_keras"],
+                      result["t2t_params"], result["keras_params"], result["xla_on_over_off"]))
+        print("%-18s native / keras throughput: %.2f" % (hparams_set,
+                                                         result["native_over_keras"]))
+        if not result["t2t_top_ops"]:
+            continue
         print("%-18s top ops of a t2t step: %s" % (hparams_set, ", ".join(
             "%s %.0f%%" % (entry["op"], 100 * entry["share_of_op_time"])
             for entry in result["t2t_top_ops"][:8])))

@@ -97,6 +97,9 @@ _TRAINER_FLAGS = (
      "divided by its square root); taken from TF_CONFIG when that names a cluster."),
     ("string", "master", "", "Ignored: TF 2 Estimators take the cluster from TF_CONFIG."),
     ("string", "std_server_protocol", "grpc", "Protocol for tf.distribute.Server."),
+    ("string", "backend", "auto", "Training backend: estimator (tf.estimator, TensorFlow "
+     "2.15; TPUs and parameter servers), native (TF2 tf.function steps, any TensorFlow) or "
+     "auto (estimator where tf.estimator exists, else native)."),
     ("integer", "inter_op_parallelism_threads", 0, "Inter-op threads for CPU (0: TF "
      "chooses)."),
     ("integer", "intra_op_parallelism_threads", 0, "Intra-op threads for CPU (0: TF "

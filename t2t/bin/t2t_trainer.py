@@ -23,7 +23,7 @@ machines: set TF_CONFIG on each (chief, workers, ps, evaluator) and use
 --schedule=train_and_evaluate. Errors a user can fix are one line on stderr, exit 2.
 
 Also runnable as `python -m t2t.bin.t2t_trainer`. This file reads the flags and calls
-`t2t.training.trainer_lib`.
+`t2t.training.runner` (which picks the backend: --backend=auto|estimator|native).
 """
 import os
 import sys
@@ -108,8 +108,8 @@ def generate_data():
                               t2t_usr_dir=FLAGS.t2t_usr_dir)
 
 
-def create_run_config(hparams, model_dir):
-    from t2t.training import run_config as run_config_lib
+def run_config_flag_kwargs():
+    """The RunConfigSpec fields set by flags (model_name and model_dir come from the job)."""
     save_ckpt_steps = FLAGS.local_eval_frequency
     if FLAGS.use_tpu or FLAGS.use_tpu_estimator:
         # A TPU training loop can only stop (and checkpoint) at a loop boundary.
@@ -117,10 +117,7 @@ def create_run_config(hparams, model_dir):
     save_ckpt_secs = FLAGS.save_checkpoints_secs or None
     if save_ckpt_secs:
         save_ckpt_steps = None
-    del hparams
-    return run_config_lib.run_config_from_spec(run_config_lib.RunConfigSpec(
-        model_name=FLAGS.model,
-        model_dir=model_dir,
+    return dict(
         master=FLAGS.master,
         iterations_per_loop=FLAGS.iterations_per_loop,
         num_shards=FLAGS.tpu_num_shards,
@@ -142,7 +139,7 @@ def create_run_config(hparams, model_dir):
         tpu_infeed_sleep_secs=FLAGS.tpu_infeed_sleep_secs,
         inter_op_parallelism_threads=FLAGS.inter_op_parallelism_threads,
         intra_op_parallelism_threads=FLAGS.intra_op_parallelism_threads,
-        log_step_count_steps=FLAGS.log_step_count_steps))
+        log_step_count_steps=FLAGS.log_step_count_steps)
 
 
 def experiment_flag_kwargs():
@@ -167,20 +164,14 @@ def experiment_flag_kwargs():
         log_step_count_steps=FLAGS.log_step_count_steps)
 
 
-def create_experiment(run_config, hparams):
-    from t2t.training import trainer_lib
-    return trainer_lib.experiment_from_spec(run_config, hparams, trainer_lib.ExperimentSpec(
-        model_name=FLAGS.model,
-        problem_name=FLAGS.problem,
-        data_dir=data_dir(),
-        train_steps=FLAGS.train_steps,
-        eval_steps=FLAGS.eval_steps,
-        **experiment_flag_kwargs()))
-
-
-def execute_schedule(exp):
-    """Run the T2TExperiment method named by --schedule; returns what it returns."""
-    return getattr(exp, FLAGS.schedule)()
+def training_job(overrides, **names):
+    """The TrainingJob of the flags; `names` give problem_name or mixture_or_task_name."""
+    from t2t.training import runner
+    return runner.TrainingJob(
+        model_name=FLAGS.model, hparams_set=FLAGS.hparams_set, output_dir=output_dir(),
+        data_dir=data_dir(), hparams_overrides=overrides, backend=FLAGS.backend,
+        train_steps=FLAGS.train_steps, eval_steps=FLAGS.eval_steps,
+        run_config=run_config_flag_kwargs(), experiment=experiment_flag_kwargs(), **names)
 
 
 def flags_text(names=None):
@@ -217,18 +208,13 @@ def data_files_to_check(problem, schedule):
     return files
 
 
-def has_checkpoint(model_dir):
-    import tensorflow as tf
-    return bool(tf.train.latest_checkpoint(model_dir))
-
-
 def main(argv, hp_overrides=""):
     cli.reject_extra_args(argv, "t2t-trainer", accepted="--flags (and --hp_NAME VALUE pairs)")
     logging.set_verbosity(logging.INFO)
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
     from t2t.core import registry
     from t2t.data import shard_check
-    from t2t.training import trainer_lib
+    from t2t.training import runner
 
     # Flags, names, folders and data files first: a mistake is one line before any
     # TensorFlow work.
@@ -249,18 +235,7 @@ def main(argv, hp_overrides=""):
     overrides = join_overrides(FLAGS.hparams, hp_overrides)
     if FLAGS.hparams_range:
         return run_autotune(problem, model_dir, overrides)
-    hparams_path = os.path.join(model_dir, trainer_lib.HPARAMS_FILENAME)
-    # A folder without a checkpoint holds no run to resume (e.g. a first run that stopped
-    # before training): its saved hparams.json and flags are replaced, not enforced.
-    resuming = has_checkpoint(model_dir)
-    if resuming:
-        trainer_lib.check_resume_flags(model_dir, model=model_name, hparams_set=hparams_set,
-                                       problem=problem_name)
-    elif os.path.exists(hparams_path):
-        logging.info("%s has no checkpoint: starting a new run there", model_dir)
-    hparams = trainer_lib.create_hparams(hparams_set, overrides,
-                                         hparams_path=hparams_path if resuming else None,
-                                         strict_resume=True)
+    prepared = runner.prepare(training_job(overrides, problem_name=problem_name))
     if not FLAGS.generate_data:
         files = data_files_to_check(problem, schedule)
 
@@ -269,21 +244,13 @@ def main(argv, hp_overrides=""):
         generate_data()
         files = data_files_to_check(problem, schedule)
 
-    run_config = create_run_config(hparams, model_dir)
-    exp = create_experiment(run_config, hparams)
-    if trainer_lib.is_chief(run_config) and schedule != "run_std_server":
-        FLAGS.hparams = overrides  # flags.txt records what was applied, --hp_ pairs included
-        trainer_lib.save_metadata(model_dir, hparams, flags_text=flags_text(),
-                                  t2t_flags_text=flags_text(t2t_flags.T2T_FLAG_NAMES))
-    logging.info("Running schedule %s in %s", schedule, model_dir)
+    FLAGS.hparams = overrides  # flags.txt records what was applied, --hp_ pairs included
     try:
-        result = execute_schedule(exp)
+        runner.run(prepared, flags_text=flags_text(),
+                   t2t_flags_text=flags_text(t2t_flags.T2T_FLAG_NAMES))
     except tf_data_loss_error() as error:
         raise shard_check.explain_data_loss(error, files, problem_name=problem_name,
                                             data_dir=data_dir()) from None
-    if isinstance(result, dict):
-        logging.info("%s finished: %s", schedule, ", ".join(
-            "%s %s" % (name, result[name]) for name in sorted(result)))
     return 0
 
 
@@ -318,7 +285,7 @@ def main_task(hp_overrides=""):
     """--mixture_or_task_name: train on a SeqIO Task or Mixture (t2t.seqio_training)."""
     from t2t.core import registry
     from t2t.seqio_training import training
-    from t2t.training import trainer_lib
+    from t2t.training import runner
 
     if FLAGS.problem:
         raise errors.UserError("give --problem or --mixture_or_task_name, not both")
@@ -331,35 +298,24 @@ def main_task(hp_overrides=""):
     spec = task_training_spec()
     check_task_data(spec, checks_lib().splits_for_schedule(FLAGS.schedule,
                                                            eval_split=spec.eval_split))
-    model_dir = output_dir()
-    cli.check_writable_dir("--output_dir", model_dir)
+    cli.check_writable_dir("--output_dir", output_dir())
     overrides = join_overrides(FLAGS.hparams, hp_overrides)
-    hparams_path = os.path.join(model_dir, trainer_lib.HPARAMS_FILENAME)
-    resuming = has_checkpoint(model_dir)
-    if resuming:
-        trainer_lib.check_resume_flags(
-            model_dir, model=model_name, hparams_set=hparams_set,
-            mixture_or_task_name=spec.mixture_or_task_name,
-            task_feature_lengths=FLAGS.task_feature_lengths)
-    hparams = training.task_hparams(hparams_set, overrides, spec,
-                                    hparams_path=hparams_path if resuming else None,
-                                    strict_resume=True)
+    job = training_job(overrides, mixture_or_task_name=spec.mixture_or_task_name,
+                       resume_flags={"mixture_or_task_name": spec.mixture_or_task_name,
+                                     "task_feature_lengths": FLAGS.task_feature_lengths})
+    prepared = runner.prepare(job, hparams_fn=lambda hparams_path: training.task_hparams(
+        hparams_set, overrides, spec, hparams_path=hparams_path, strict_resume=True))
     cli.set_random_seed(FLAGS.random_seed)
-    run_config = create_run_config(hparams, model_dir)
-    exp = training.create_task_experiment(run_config, hparams, model_name, spec,
-                                          train_steps=FLAGS.train_steps,
-                                          eval_steps=FLAGS.eval_steps,
-                                          **experiment_flag_kwargs())
-    if trainer_lib.is_chief(run_config) and FLAGS.schedule != "run_std_server":
-        FLAGS.hparams = overrides
-        trainer_lib.save_metadata(model_dir, hparams, flags_text=flags_text(),
-                                  t2t_flags_text=flags_text(t2t_flags.T2T_FLAG_NAMES))
-    logging.info("Running schedule %s on %s in %s", FLAGS.schedule, spec.mixture_or_task_name,
-                 model_dir)
-    result = execute_schedule(exp)
-    if isinstance(result, dict):
-        logging.info("%s finished: %s", FLAGS.schedule, ", ".join(
-            "%s %s" % (name, result[name]) for name in sorted(result)))
+
+    def estimator_experiment(run_config, hparams):
+        return training.create_task_experiment(
+            run_config, hparams, model_name, spec, train_steps=FLAGS.train_steps,
+            eval_steps=FLAGS.eval_steps, **experiment_flag_kwargs())
+
+    FLAGS.hparams = overrides
+    runner.run(prepared, flags_text=flags_text(),
+               t2t_flags_text=flags_text(t2t_flags.T2T_FLAG_NAMES),
+               estimator_experiment_fn=estimator_experiment)
     return 0
 
 

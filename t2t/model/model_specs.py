@@ -86,6 +86,17 @@ def _apply_metric_fns(metric_fns, logits, features):
     return eval_metrics
 
 
+def eval_metric_ops(model, features, logits):
+    """{"metrics-<problem>/<target>/<metric>": (value, update_op)} of the problem in
+    `model.hparams.problem` on these logits (tf.compat.v1.metrics streaming means).
+
+        ops = eval_metric_ops(model, features, logits)
+        value, update_op = ops["metrics-algorithmic_reverse_binary40/targets/accuracy"]
+    """
+    problem = _problem_of(model.hparams, "EVAL")
+    return _apply_metric_fns(_metric_fns(problem, model.hparams), logits, features)
+
+
 def estimator_spec_eval(model, features, logits, labels, loss, losses_dict, use_tpu=False):
     """EVAL spec: loss, the problem's metrics, predictions and evaluation hooks."""
     del losses_dict
@@ -93,7 +104,7 @@ def estimator_spec_eval(model, features, logits, labels, loss, losses_dict, use_
     problem = _problem_of(hparams, "EVAL")
     if use_tpu or common_layers.is_xla_compiled():
         return _tpu_estimator_spec_eval(model, problem, logits, labels, loss)
-    eval_metrics = _apply_metric_fns(_metric_fns(problem, hparams), logits, features)
+    eval_metrics = eval_metric_ops(model, features, logits)
     predictions = logits if isinstance(logits, dict) else {"predictions": logits}
 
     evaluation_hooks = []

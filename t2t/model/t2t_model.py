@@ -627,13 +627,35 @@ class T2TModel:
                                                       model._decode_hparams, params)
             return model.estimator_spec_predict(features, use_tpu=use_tpu)
 
-        if model.hparams.get("eval_run_autoregressive") and mode == _EVAL:
-            logits, losses_dict = model.eval_autoregressive(features)
+        logits, labels, loss, losses_dict = model.logits_and_loss(features, labels,
+                                                                  use_xla=use_xla)
+        if mode == _EVAL:
+            return model.estimator_spec_eval(features, logits, labels, loss, losses_dict,
+                                             use_tpu=use_tpu)
+
+        num_async_replicas = 1
+        if config is not None and not use_tpu:
+            device_info = getattr(config, "t2t_device_info", None) or {}
+            num_async_replicas = device_info.get("num_async_replicas", 1)
+        return model.estimator_spec_train(loss, num_async_replicas=num_async_replicas,
+                                          use_tpu=use_tpu)
+
+    def logits_and_loss(self, features, labels=None, use_xla=False):
+        """(logits, labels, loss, losses) of TRAIN or EVAL, for both training backends.
+
+        Builds the model on `features` (a dict this may update: models that generate
+        their own targets replace `features["targets"]`); `loss` is the float32 sum of
+        the `losses` dict ("training", "extra", ...), which is also summarized.
+
+            logits, labels, loss, losses = model.logits_and_loss(features)
+        """
+        if self._hparams.get("eval_run_autoregressive") and self._hparams.mode == _EVAL:
+            logits, losses_dict = self.eval_autoregressive(features)
         else:
             # XLA compiles the forward pass and (through the scope's gradient attributes)
             # its gradients: fused kernels, fewer memory round trips on CPU and GPU.
             with _xla_scope(use_xla):
-                logits, losses_dict = model(features)
+                logits, losses_dict = self(features)
 
         # Models may generate their own targets: logits {"self_generated_targets", "logits"}.
         if isinstance(logits, dict) and "self_generated_targets" in logits:
@@ -646,20 +668,10 @@ class T2TModel:
 
         if labels is None:
             labels = features.get("targets")
-        model._summarize_losses(losses_dict)
+        self._summarize_losses(losses_dict)
         loss = tf.add_n([tf.cast(losses_dict[key], tf.float32)
                          for key in sorted(losses_dict)])
-
-        if mode == _EVAL:
-            return model.estimator_spec_eval(features, logits, labels, loss, losses_dict,
-                                             use_tpu=use_tpu)
-
-        num_async_replicas = 1
-        if config is not None and not use_tpu:
-            device_info = getattr(config, "t2t_device_info", None) or {}
-            num_async_replicas = device_info.get("num_async_replicas", 1)
-        return model.estimator_spec_train(loss, num_async_replicas=num_async_replicas,
-                                          use_tpu=use_tpu)
+        return logits, labels, loss, losses_dict
 
     @staticmethod
     def make_estimator_model_fn(model_name, hparams, decode_hparams=None, use_tpu=False,

@@ -27,8 +27,11 @@ INITIALIZERS = ("orthogonal", "uniform", "normal_unit_scaling", "uniform_unit_sc
 
 
 def _should_generate_summaries():
-    """Summaries only in graph mode (Estimator model_fns), as T2T."""
-    return not tf.executing_eagerly()
+    """Summaries only in graph mode (Estimator model_fns), as T2T; none in eager mode or
+    in `tf.function`s (the native backend writes its own)."""
+    if tf.executing_eagerly():
+        return False
+    return getattr(tf.compat.v1.get_default_graph(), "outer_graph", None) is None
 
 
 def optimize(loss, learning_rate, hparams, use_tpu=False, variables=None):

@@ -25,50 +25,32 @@ the metric has not improved by `delta` over the last `num_plateau_steps` steps; 
 training task reads the same files, so a whole cluster stops together.
 """
 import os
-import time
 
 import tensorflow as tf
 from absl import logging
 
 from t2t.core import errors
 from t2t.core.modes import ModeKeys
-from t2t.core.progress import Progress
+from t2t.training import backends
+from t2t.training import eval_events
 from t2t.training import run_config as run_config_lib
+from t2t.training import train_log
+
+# Re-exported: these live in the backend-free modules eval_events and train_log.
+count_tokens = train_log.count_tokens
+count_examples = train_log.count_examples
+format_metrics = train_log.format_metrics
+has_metric_plateaued = eval_events.has_metric_plateaued
+read_eval_metrics = eval_events.read_eval_metrics
+read_eval_history = eval_events.read_eval_history
+checkpoint_step = eval_events.checkpoint_step
+next_checkpoint = eval_events.next_checkpoint
 
 # Graph collections filled by the trainer's model_fn wrapper (see trainer_lib): per replica,
 # the non-padding tokens and the examples of the batch, and the training loss.
 TOKENS_COLLECTION = "t2t_batch_tokens"
 EXAMPLES_COLLECTION = "t2t_batch_examples"
 LOSS_COLLECTION = "t2t_train_loss"
-
-
-def count_tokens(features):
-    """Non-padding ids in `inputs` and `targets` (all elements of float features).
-
-        count_tokens({"inputs": [[[[3]], [[1]], [[0]]]], "targets": [[[[2]], [[1]], [[0]]]]})
-        # 4 (int64): two ids each, padding 0 not counted
-    """
-    total = tf.constant(0, tf.int64)
-    for name in ("inputs", "targets"):
-        feature = features.get(name) if hasattr(features, "get") else None
-        if feature is None:
-            continue
-        feature = tf.convert_to_tensor(feature)
-        if feature.dtype.is_integer:
-            count = tf.math.count_nonzero(feature, dtype=tf.int64)
-        else:
-            count = tf.cast(tf.reduce_prod(tf.shape(feature)[:2]), tf.int64)
-        total += count
-    return total
-
-
-def count_examples(features):
-    """Examples in the batch: the first dimension of `targets` (else `inputs`), int64."""
-    for name in ("targets", "inputs"):
-        feature = features.get(name) if hasattr(features, "get") else None
-        if feature is not None:
-            return tf.cast(tf.shape(feature)[0], tf.int64)
-    return tf.constant(0, tf.int64)
 
 
 class TrainingLogHook(tf.compat.v1.train.SessionRunHook):
@@ -105,27 +87,16 @@ class TrainingLogHook(tf.compat.v1.train.SessionRunHook):
         if losses:
             losses = [tf.cast(loss, tf.float32) for loss in losses]
             self._fetches["loss"] = tf.add_n(losses) / float(len(losses))
-        self._progress = None
         logging.info("%s: graph built; starting the session (TensorFlow optimizes the graph, "
                      "then restores or initializes the variables)", self._description)
+        self._log_lines = None
 
     def after_create_session(self, session, coord):
         del coord
-        self._start_step = int(session.run(self._global_step))
-        if self._start_step > 0:
-            logging.info("%s: resuming at global step %d", self._description, self._start_step)
-        else:  # say so before the first step line, `every_n_steps` away
-            logging.info("%s: session ready, training from step 0 (a line every %d steps)",
-                         self._description, self._every_n_steps)
-        self._examples = 0
-        self._progress = Progress(self._description, unit="steps", every_seconds=float("inf"),
-                                  log_fn=self._log)
-        self._window_start = time.monotonic()
-        self._window_steps = 0
-        self._window_tokens = 0
-        self._window_losses = []
-        self._last_step = self._start_step
-        self._last_loss = None
+        self._log_lines = train_log.TrainingLog(
+            self._every_n_steps, self._description, start_step=int(session.run(
+                self._global_step)), count_tokens="tokens" in self._fetches, log_fn=self._log,
+            num_replicas=self.num_replicas)
 
     def before_run(self, run_context):
         del run_context
@@ -135,76 +106,14 @@ class TrainingLogHook(tf.compat.v1.train.SessionRunHook):
         del run_context
         results = run_values.results
         # The step fetched with the train op is read before it increments.
-        step = int(results["step"]) + 1
-        tokens = int(results.get("tokens", 0))
-        self._examples += int(results.get("examples", 0))
-        self._progress.update(1, tokens=tokens)
-        self._window_steps += 1
-        self._window_tokens += tokens
-        if "loss" in results:
-            self._last_loss = float(results["loss"])
-            self._window_losses.append(self._last_loss)
-        crossed = step // self._every_n_steps > self._last_step // self._every_n_steps
-        self._last_step = step
-        if crossed:
-            self._log(self._window_line(step))
-            self._window_start = time.monotonic()
-            self._window_steps = self._window_tokens = 0
-            self._window_losses = []
-
-    def _window_line(self, step):
-        seconds = max(time.monotonic() - self._window_start, 1e-9)
-        parts = ["step %d" % step]
-        if self._window_losses:
-            parts.append("loss %.4f (mean of %d steps)" % (
-                sum(self._window_losses) / len(self._window_losses), len(self._window_losses)))
-        parts.append("%.2f steps/s" % (self._window_steps / seconds))
-        if "tokens" in self._fetches:
-            parts.append("{:,.0f} tokens/s".format(self._window_tokens / seconds))
-        return "%s: %s" % (self._description, ", ".join(parts))
+        self._log_lines.after_step(int(results["step"]) + 1, tokens=results.get("tokens", 0),
+                                   examples=results.get("examples", 0),
+                                   loss=results.get("loss"))
 
     def end(self, session):
         del session
-        if self._progress is None:
-            return
-        seconds = max(self._progress.seconds, 1e-9)
-        steps = self._progress.count
-        self.summary = {
-            "steps": steps,
-            "start_step": self._start_step,
-            "final_step": self._last_step,
-            "seconds": seconds,
-            "steps_per_sec": steps / seconds,
-            "tokens": self._progress.extra.get("tokens", 0),
-            "tokens_per_sec": self._progress.extra.get("tokens", 0) / seconds,
-            "examples": self._examples,
-            "replicas": self.num_replicas,
-            "final_loss": self._last_loss,
-        }
-        figures = {"final step": self._last_step,
-                   "steps/s": round(steps / seconds, 2),
-                   "tokens/s": int(self.summary["tokens_per_sec"])}
-        if self._last_loss is not None:
-            figures["final loss"] = "%.4f" % self._last_loss
-        self._progress.done(**figures)
-
-
-def format_metrics(metrics):
-    """Metrics as one sorted line, global_step left out.
-
-        format_metrics({"loss": 1.23456, "global_step": 10, "acc": 0.5})
-        # "acc 0.5000, loss 1.2346"
-    """
-    parts = []
-    for name in sorted(metrics):
-        if name == "global_step":
-            continue
-        value = metrics[name]
-        try:
-            parts.append("%s %.4f" % (name, float(value)))
-        except (TypeError, ValueError):
-            parts.append("%s %s" % (name, value))
-    return ", ".join(parts)
+        if self._log_lines is not None:
+            self.summary = self._log_lines.end()
 
 
 class EvalResultLogger(tf.estimator.Exporter):
@@ -257,84 +166,6 @@ class CheckpointLogListener(tf.compat.v1.train.CheckpointSaverListener):
         logging.info("Saved checkpoint at step %d", global_step_value)
 
 
-def has_metric_plateaued(steps, values, num_steps=100, delta=0.1, decrease=True):
-    """Whether a metric has stopped improving (T2T's early-stopping rule).
-
-    The reference is the last value evaluated at least `num_steps` steps before the latest
-    evaluation; the metric has plateaued when no value since improves on it by `delta` or
-    more (improving means going down when `decrease`, up otherwise).
-
-        has_metric_plateaued([100, 200, 300], [5.0, 4.95, 4.93], num_steps=200, delta=0.1)
-        # True: 4.93 is only 0.07 below the 5.0 of step 100
-        has_metric_plateaued([100, 200, 300], [5.0, 4.95, 4.8], num_steps=200, delta=0.1)
-        # False
-        has_metric_plateaued([100, 200], [5.0, 5.0], num_steps=200)
-        # False: no evaluation is 200 steps old yet
-    """
-    if num_steps <= 0:
-        raise ValueError("num_steps must be positive, got %r" % num_steps)
-    if len(steps) != len(values):
-        raise ValueError("steps and values differ in length (%d, %d)" % (len(steps), len(values)))
-    if len(steps) < 2:
-        return False
-    old_enough = [i for i, step in enumerate(steps) if step <= steps[-1] - num_steps]
-    if not old_enough:
-        return False
-    reference = values[old_enough[-1]]
-    for value in values[old_enough[-1]:]:
-        improvement = reference - value if decrease else value - reference
-        if improvement >= delta:
-            return False
-    return True
-
-
-def read_eval_metrics(eval_dir):
-    """{step: {metric name: value}} from the event files in `eval_dir`, ordered by step.
-
-    A step evaluated more than once keeps the values written last.
-    """
-    if not tf.io.gfile.isdir(eval_dir):
-        return {}
-    evaluations = {}
-    for path in sorted(tf.io.gfile.glob(os.path.join(eval_dir, "events.out.tfevents.*"))):
-        try:
-            for event in tf.compat.v1.train.summary_iterator(path):
-                if not event.HasField("summary"):
-                    continue
-                for value in event.summary.value:
-                    if value.HasField("simple_value"):
-                        number = value.simple_value
-                    elif (value.HasField("tensor") and not value.tensor.tensor_shape.dim and
-                          value.tensor.dtype != tf.string.as_datatype_enum):
-                        number = float(tf.make_ndarray(value.tensor))
-                    else:  # images, histograms, the checkpoint path
-                        continue
-                    evaluations.setdefault(int(event.step), {})[value.tag] = number
-        except tf.errors.DataLossError:
-            # The evaluator may be appending to this file right now; the next read sees it.
-            continue
-    return dict(sorted(evaluations.items()))
-
-
-def read_eval_history(eval_dir, metric):
-    """(steps, values) of `metric` in the evaluation summaries under `eval_dir`, by step.
-
-    Raises a UserError naming the metrics that exist when `metric` is not among them.
-    """
-    evaluations = read_eval_metrics(eval_dir)
-    steps, values = [], []
-    available = set()
-    for step, metrics in evaluations.items():
-        available.update(metrics)
-        if metric in metrics:
-            steps.append(int(step))
-            values.append(float(metrics[metric]))
-    if evaluations and not steps:
-        raise errors.UserError("--eval_early_stopping_metric=%r is not an evaluation metric; "
-                               "choose one of %s" % (metric, ", ".join(sorted(available))))
-    return steps, values
-
-
 class EarlyStoppingHook(tf.compat.v1.train.SessionRunHook):
     """Stops training when the evaluation metric has plateaued (see has_metric_plateaued).
 
@@ -379,26 +210,6 @@ class EarlyStoppingHook(tf.compat.v1.train.SessionRunHook):
                          self._plateau_delta, self._num_plateau_steps)
             self.stopped_at_step = step
             run_context.request_stop()
-
-
-def checkpoint_step(checkpoint_path):
-    """The global step in a checkpoint path: ".../model.ckpt-1200" -> 1200 (None if absent)."""
-    tail = os.path.basename(checkpoint_path or "").rsplit("-", 1)
-    if len(tail) == 2 and tail[1].isdigit():
-        return int(tail[1])
-    return None
-
-
-def next_checkpoint(model_dir, timeout_mins=240):
-    """Yield each new checkpoint path of `model_dir`, waiting up to `timeout_mins` for one.
-
-    A negative timeout waits forever; the generator ends when no new checkpoint appears in
-    time.
-    """
-    timeout_secs = None if timeout_mins < 0 else timeout_mins * 60
-    for ckpt_path in tf.train.checkpoints_iterator(model_dir, min_interval_secs=1,
-                                                   timeout=timeout_secs):
-        yield ckpt_path
 
 
 class T2TExperiment:
@@ -535,6 +346,4 @@ class T2TExperiment:
     continuous_decode_from_file = continuous_decode_on_train_data = _decode_unsupported
 
 
-SCHEDULES = ("train", "evaluate", "train_and_evaluate", "continuous_train_and_eval",
-             "continuous_eval", "continuous_eval_on_train_data", "evaluate_on_train_data",
-             "run_std_server")
+SCHEDULES = backends.SCHEDULES

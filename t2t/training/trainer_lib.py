@@ -40,18 +40,29 @@ from t2t.core import registry
 from t2t.core.modes import ModeKeys
 from t2t.model import model_hparams
 from t2t.model import t2t_model
-from t2t.training import experiment as experiment_lib
+from t2t.training import backends
+from t2t.training import eval_events
 from t2t.training import run_config as run_config_lib
 
 # T2T's public names, defined in the split-out modules.
 create_run_config = run_config_lib.create_run_config
 create_session_config = run_config_lib.create_session_config
 is_chief = run_config_lib.is_chief
-T2TExperiment = experiment_lib.T2TExperiment
-next_checkpoint = experiment_lib.next_checkpoint
-has_metric_plateaued = experiment_lib.has_metric_plateaued
+next_checkpoint = eval_events.next_checkpoint
+has_metric_plateaued = eval_events.has_metric_plateaued
 add_problem_hparams = model_hparams.add_problem_hparams
 copy_hparams = model_hparams.copy_hparams
+
+
+
+def __getattr__(name):
+    # T2TExperiment lives with the Estimator backend, imported only when asked for (the
+    # rest of this module works where TensorFlow has no tf.estimator).
+    if name == "T2TExperiment":
+        from t2t.training import experiment as experiment_lib
+        return experiment_lib.T2TExperiment
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
 
 HPARAMS_FILENAME = "hparams.json"
 FLAGS_FILENAME = "flags.txt"
@@ -239,6 +250,8 @@ def check_resume_flags(output_dir, **requested):
 def _counting_model_fn(model_fn, count_tokens):
     """Wrap an Estimator model_fn so TRAIN records each replica's tokens and loss."""
 
+    from t2t.training import experiment as experiment_lib
+
     def model_fn_with_counters(features, labels, mode, params=None, config=None):
         if mode == ModeKeys.TRAIN and count_tokens:
             tf.compat.v1.add_to_collection(experiment_lib.TOKENS_COLLECTION,
@@ -300,6 +313,7 @@ def create_hooks(use_dbgprofile=False, dbgprofile_kwargs=None, use_early_stoppin
                  early_stopping_kwargs=None, log_step_count_steps=100, model_name="model",
                  eval_steps=None):
     """(train_hooks, eval_hooks): progress logging, profiling and early stopping."""
+    from t2t.training import experiment as experiment_lib
     train_hooks = [experiment_lib.TrainingLogHook(
         every_n_steps=log_step_count_steps, description="train %s" % model_name)]
     eval_hooks = [experiment_lib.EvalStartHook(eval_steps)]
@@ -377,9 +391,9 @@ class ExperimentSpec:
         if self.eval_steps is not None and self.eval_steps <= 0:
             raise errors.UserError("--eval_steps=%s: give a positive number of batches" %
                                    self.eval_steps)
-        if self.schedule not in experiment_lib.SCHEDULES:
+        if self.schedule not in backends.SCHEDULES:
             raise errors.UserError("--schedule=%r is not a schedule; use one of %s" %
-                                   (self.schedule, ", ".join(experiment_lib.SCHEDULES)))
+                                   (self.schedule, ", ".join(backends.SCHEDULES)))
 
 
 def create_experiment(run_config, hparams, *args, **kwargs):
@@ -400,6 +414,29 @@ create_experiment.__signature__ = inspect.Signature(
     list(inspect.signature(ExperimentSpec).parameters.values()))
 
 
+def add_run_settings(hparams, model_dir, spec: ExperimentSpec):
+    """Add the run settings to `hparams` (model_dir, data_dir, train_steps, eval_steps,
+    schedule, warm_start_from, std_server_protocol, eval_freq_in_steps, eval_timeout_mins),
+    attach the problem, and give decode_hparams a decode_path; both backends call it.
+
+        add_run_settings(hparams, "/run", spec)
+        hparams.model_dir, hparams.problem.name    # "/run", spec.problem_name
+    """
+    for name, value in (("model_dir", model_dir), ("data_dir", spec.data_dir),
+                        ("train_steps", spec.train_steps), ("eval_steps", spec.eval_steps),
+                        ("schedule", spec.schedule), ("warm_start_from", spec.warm_start_from),
+                        ("std_server_protocol", spec.std_server_protocol),
+                        ("eval_freq_in_steps", spec.min_eval_frequency),
+                        ("eval_timeout_mins", spec.eval_timeout_mins)):
+        _set_or_add(hparams, name, value)
+    if (getattr(hparams, "problem", None) is None or
+            spec.problem_name != hparams.problem.name):
+        add_problem_hparams(hparams, spec.problem_name)
+    decode_hparams = spec.decode_hparams
+    if decode_hparams is not None and "decode_path" not in decode_hparams:
+        decode_hparams.add_hparam("decode_path", os.path.join(model_dir, "decode"))
+
+
 def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
     """The T2TExperiment an `ExperimentSpec` describes, on `run_config` and `hparams`.
 
@@ -407,6 +444,7 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
     schedule, warm_start_from, std_server_protocol, eval_freq_in_steps, eval_timeout_mins)
     and attaches the problem.
     """
+    from t2t.training import experiment as experiment_lib
     model_name, problem_name, data_dir = spec.model_name, spec.problem_name, spec.data_dir
     train_steps, eval_steps, schedule = spec.train_steps, spec.eval_steps, spec.schedule
     min_eval_frequency, use_tpu = spec.min_eval_frequency, spec.use_tpu
@@ -414,18 +452,7 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
     if use_tpu and run_config.tpu_config.num_shards > 8 and "eval" in schedule:
         raise errors.UserError("evaluation on a TPU pod (--tpu_num_shards > 8) is not "
                                "supported; use --schedule=train")
-
-    for name, value in (("model_dir", run_config.model_dir), ("data_dir", data_dir),
-                        ("train_steps", train_steps), ("eval_steps", eval_steps),
-                        ("schedule", schedule), ("warm_start_from", spec.warm_start_from),
-                        ("std_server_protocol", spec.std_server_protocol),
-                        ("eval_freq_in_steps", min_eval_frequency),
-                        ("eval_timeout_mins", eval_timeout_mins)):
-        _set_or_add(hparams, name, value)
-    if getattr(hparams, "problem", None) is None or problem_name != hparams.problem.name:
-        add_problem_hparams(hparams, problem_name)
-    if decode_hparams is not None and "decode_path" not in decode_hparams:
-        decode_hparams.add_hparam("decode_path", os.path.join(run_config.model_dir, "decode"))
+    add_run_settings(hparams, run_config.model_dir, spec)
 
     estimator = create_estimator(
         model_name, hparams, run_config, schedule=schedule, decode_hparams=decode_hparams,
@@ -468,9 +495,9 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
         # T2T waited 120 s before a first evaluation; never longer than the throttle.
         start_delay_secs=0 if schedule == "evaluate" else min(120, spec.eval_throttle_seconds),
         throttle_secs=spec.eval_throttle_seconds)
-    return T2TExperiment(estimator, hparams, train_spec, eval_spec,
-                         use_validation_monitor=False, decode_hparams=decode_hparams,
-                         eval_name=eval_name, eval_timeout_mins=eval_timeout_mins)
+    return experiment_lib.T2TExperiment(
+        estimator, hparams, train_spec, eval_spec, use_validation_monitor=False,
+        decode_hparams=decode_hparams, eval_name=eval_name, eval_timeout_mins=eval_timeout_mins)
 
 
 def create_experiment_fn(*args, **kwargs):
@@ -498,4 +525,4 @@ def restore_checkpoint(ckpt_dir, saver, sess, must_restore=False):
         path = os.path.join(ckpt_dir, path)
     logging.info("Restoring checkpoint %s", path)
     saver.restore(sess, path)
-    return experiment_lib.checkpoint_step(path) or 0
+    return eval_events.checkpoint_step(path) or 0
