@@ -472,18 +472,24 @@ def test_usr_dir_problem_is_generated(runs):
 
 def test_usr_dir_syntax_error_shows_the_users_traceback(runs):
     returncode, _, err = _finished(runs, "usr_syntax")
-    assert returncode == 1
-    assert "Traceback (most recent call last)" in err
-    assert "broken_problem.py\", line 2" in err
-    assert "SyntaxError" in err
-    assert "t2t-datagen: error" not in err
+    # One line naming the module, then the user's frames only (issue 20).
+    assert returncode == 2
+    first, rest = err.split("\n", 1)
+    assert first.startswith("t2t-datagen: error: --t2t_usr_dir=") and "syntax error" in first
+    assert rest.startswith("Traceback (most recent call last)")
+    assert "broken_problem.py\", line 2" in rest
+    assert rest.rstrip().splitlines()[-1].startswith("SyntaxError")
+    assert "importlib" not in rest and "/t2t/" not in rest
 
 
 def test_usr_dir_exception_at_import_shows_its_traceback(runs):
     returncode, _, err = _finished(runs, "usr_raise")
-    assert returncode == 1
-    assert "Traceback (most recent call last)" in err
-    assert "bad_module.py\", line 1" in err
+    assert returncode == 2
+    first, rest = err.split("\n", 1)
+    assert first.startswith("t2t-datagen: error: --t2t_usr_dir=") and "RuntimeError" in first
+    assert rest.startswith("Traceback (most recent call last)")
+    assert "bad_module.py\", line 1" in rest
+    assert "importlib" not in rest and "/t2t/" not in rest
     assert err.rstrip().endswith("RuntimeError: boom from user code")
 
 
