@@ -30,7 +30,9 @@ def _deprecated():
     return deprecation.deprecated(None, "Use something else.")(lambda: 3)
 
 
-def test_notices_are_silenced_inside_and_shown_outside():
+def test_notices_are_silenced_inside_and_shown_outside(monkeypatch):
+    # A program run in-process earlier (t2t.bin.cli) may have turned TF's notices off.
+    monkeypatch.setattr(deprecation, "_PRINT_DEPRECATION_WARNINGS", True)
     quiet = _deprecated()
     assert _notices(lambda: tf_notices.quiet_deprecations(quiet)()) == []
     loud = _deprecated()
