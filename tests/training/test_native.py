@@ -18,6 +18,7 @@ from t2t.core import errors
 from t2t.datagen import datagen
 from t2t.training import backends, eval_events, run_config, runner, trainer_lib
 from t2t.training.native import experiment as native_experiment
+from t2t.training.native import functions as functions_lib
 
 PROBLEM = "algorithmic_reverse_binary40_test"
 TINY = "hidden_size=16,filter_size=32,num_hidden_layers=1,num_heads=2,batch_size=128"
@@ -59,6 +60,22 @@ def _estimator(model_dir, data_dir, train_steps, **kwargs):
 
 def _shapes(checkpoint_dir):
     return dict(tf.train.list_variables(checkpoint_dir))
+
+
+def _count_traces(monkeypatch):
+    """{step name: times traced}: tf.function runs a step's Python code only to trace it."""
+    traces = {"train": 0, "eval": 0}
+
+    def counting(key, original):
+        def step(self, features):     # the step's own signature: tf.function reads it
+            traces[key] += 1
+            return original(self, features)
+        return step
+
+    for key, name in (("train", "_replica_train_step"), ("eval", "_eval_step")):
+        monkeypatch.setattr(functions_lib.NativeModelFunctions, name,
+                            counting(key, getattr(functions_lib.NativeModelFunctions, name)))
+    return traces
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +152,8 @@ def test_checkpoints_cross_between_backends(estimator_run, data_dir, tmp_path):
 
 
 # ---------------------------------------------------------------------------- early stopping
-def test_early_stopping_reads_eval_events(data_dir, tmp_path):
+def test_early_stopping_reads_eval_events(data_dir, tmp_path, monkeypatch):
+    traces = _count_traces(monkeypatch)
     model_dir = str(tmp_path / "run")
     # Any change under 100 is a plateau: training stops at the first check with an
     # evaluation 5 steps older than the newest (step 10: evaluations at 5 and 10).
@@ -146,10 +164,13 @@ def test_early_stopping_reads_eval_events(data_dir, tmp_path):
     assert experiment.stopped_early_at_step == 10
     assert tf.train.latest_checkpoint(model_dir).endswith("model.ckpt-10")
     assert sorted(eval_events.read_eval_metrics(os.path.join(model_dir, "eval"))) == [5, 10]
+    # One trace of each step for the whole run (every extra trace costs seconds at startup).
+    assert traces == {"train": 1, "eval": 1}
 
 
 # ---------------------------------------------------------------------------- runner
-def test_runner_saves_the_job_and_resumes_it(data_dir, tmp_path):
+def test_runner_saves_the_job_and_resumes_it(data_dir, tmp_path, monkeypatch):
+    traces = _count_traces(monkeypatch)
     model_dir = str(tmp_path / "run")
     job = runner.TrainingJob(
         model_name="transformer", hparams_set="transformer_tiny", output_dir=model_dir,
@@ -159,6 +180,8 @@ def test_runner_saves_the_job_and_resumes_it(data_dir, tmp_path):
     prepared = runner.prepare(job)
     assert (prepared.backend, prepared.resuming) == ("native", False)
     runner.run(prepared)
+    # --schedule=train traces no eval step (nor reads the eval data).
+    assert traces == {"train": 1, "eval": 0}
     assert runner.TrainingJob.load(model_dir) == job
     with open(os.path.join(model_dir, "hparams.json")) as hparams_file:
         assert json.load(hparams_file)["hidden_size"] == 16

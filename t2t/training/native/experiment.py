@@ -130,8 +130,10 @@ class NativeExperiment:
             else:
                 self._train_input = train_dataset
             train_input_spec = self._train_input.element_spec
+        # The eval step is traced at the first evaluation (never for --schedule=train),
+        # except in an evaluation-only build, where evaluating is all there is to do.
         functions.build(replica_spec, train_input_spec,
-                        self._eval_dataset().element_spec)
+                        None if training else self._eval_dataset().element_spec)
         functions.saver(max_to_keep=self._run_spec.keep_checkpoint_max,
                         keep_checkpoint_every_n_hours=self._run_spec.keep_checkpoint_every_n_hours)
         self._functions, self._built_for_training = functions, training

@@ -54,11 +54,18 @@ def features_of(element):
 
 def _create_eagerly(next_creator, kwargs):
     """The next creator's variable, made in the eager context when a function is being
-    traced (tf.function then has no variable to lift, so it traces only once)."""
-    if tf.executing_eagerly() or tf.is_tensor(kwargs.get("initial_value")) and not hasattr(
-            kwargs.get("initial_value"), "numpy"):
-        return next_creator(**kwargs)
+    traced (tf.function then has no variable to lift, so it traces only once).
+
+    Lifting is turned off even when the caller is in the eager context already (the
+    store's and the v1 optimizer's `init_scope`): tf.function's own creator, further
+    down the chain, would otherwise wrap the variable and trace the function twice.
+    """
+    initial_value = kwargs.get("initial_value")
+    if tf.is_tensor(initial_value) and not hasattr(initial_value, "numpy"):
+        return next_creator(**kwargs)      # a graph tensor: it cannot leave the function
     kwargs["experimental_enable_variable_lifting"] = False
+    if tf.executing_eagerly():
+        return next_creator(**kwargs)
     with tf.init_scope():
         return next_creator(**kwargs)
 
@@ -160,7 +167,8 @@ class NativeModelFunctions:
         `replica_element_spec`: the element spec of one replica's batches (what the
         problem's input_fn gives); `train_input_spec`: the element spec of the
         (distributed) training dataset, None to build for evaluation only;
-        `eval_element_spec`: the eval dataset's, None for training only.
+        `eval_element_spec`: the eval dataset's, to trace the eval step now (None: at the
+        first `evaluate`).
         """
         created = {}
 
@@ -188,11 +196,21 @@ class NativeModelFunctions:
         logging.info("Built %d variables (%d trainable)", len(self.variables),
                      len(self.store.trainable_variables()))
         if eval_element_spec is not None:
+            self.build_eval(eval_element_spec)
+        return self.variables
+
+    def build_eval(self, eval_element_spec):
+        """Trace the eval step once (after `build`; later calls return the same function).
+
+        `evaluate` calls it with its dataset's element spec, so a run that never evaluates
+        (--schedule=train) neither makes an eval dataset nor traces the eval step.
+        """
+        if self._eval_function is None:
             eval_element_spec = relaxed_spec(eval_element_spec)
             self._eval_function = tf.function(self._eval_step, autograph=False,
                                               input_signature=[eval_element_spec])
             self._eval_function.get_concrete_function(eval_element_spec)
-        return self.variables
+        return self._eval_function
 
     def train_step(self, features):
         """One step: (mean loss, tokens, examples, learning rate, global step after it)."""
@@ -205,6 +223,7 @@ class NativeModelFunctions:
     def evaluate(self, dataset, steps=None):
         """{"loss": mean batch loss, metric name: streaming value} over `steps` batches
         (all of `dataset` when None), as an Estimator's evaluate computes them."""
+        self.build_eval(dataset.element_spec)
         for variable in self._metric_variables:
             variable.assign(tf.zeros_like(variable))
         losses, values, batches = [], {}, 0
