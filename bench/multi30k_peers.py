@@ -72,6 +72,13 @@ class Peer:
             self.data["data_dir"])["targets"]
         return [encoder.decode(tokens_to_ids(line)) for line in lines]
 
+    def write_decodes(self, tokens_path, out_path):
+        """The peer's subword-id lines in `tokens_path` as text in `out_path` (and returned)."""
+        decodes = self.detokenize(open(tokens_path).read().split("\n")[:-1])
+        with open(out_path, "w", encoding="utf-8") as handle:
+            handle.write("".join(d + "\n" for d in decodes))
+        return decodes
+
     def run(self, command, log_name, env=None):
         with open(os.path.join(self.run_dir, log_name), "w") as handle:
             result = subprocess.run(command, cwd=self.run_dir, stdout=handle,
@@ -162,10 +169,7 @@ class OpenNMTTF(Peer):
                   "--features_file", self.data["peer_test_source"],
                   "--predictions_file", raw],
                  os.path.basename(out_path) + ".log", env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="1"))
-        decodes = self.detokenize(open(raw).read().split("\n")[:-1])
-        with open(out_path, "w", encoding="utf-8") as handle:
-            handle.write("".join(d + "\n" for d in decodes))
-        return decodes
+        return self.write_decodes(raw, out_path)
 
     def tokens_per_sec(self, log_path):
         text = open(log_path, errors="replace").read()
@@ -272,10 +276,7 @@ class Eole(Peer):
                   "-alpha", "0.6", "-batch_size", "32", "-batch_type", "sents",
                   "-max_length", "200"],
                  os.path.basename(out_path) + ".log")
-        decodes = self.detokenize(open(raw).read().split("\n")[:-1])
-        with open(out_path, "w", encoding="utf-8") as handle:
-            handle.write("".join(d + "\n" for d in decodes))
-        return decodes
+        return self.write_decodes(raw, out_path)
 
     def tokens_per_sec(self, log_path):
         text = open(log_path, errors="replace").read()

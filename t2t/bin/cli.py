@@ -232,14 +232,19 @@ def _import_tensorflow_quietly():
             sys.stderr.flush()
 
 
-def _define_once(define_fn, name, default, help_text, flag_values):
-    # The trainer and decoder share flags (T2T wrapped definitions in try/except); defining
-    # only what is missing keeps every program importable alongside the others.
+def define_once(define_fn, name, default, help_text, flag_values=None):
+    """define_fn(name, default, help_text) unless `name` is already a flag.
+
+    The trainer and decoder share flags (T2T wrapped definitions in try/except), and tests
+    import several programs into one process; defining only what is missing keeps every
+    program importable alongside the others.
+    """
+    flag_values = flag_values if flag_values is not None else flags.FLAGS
     if name not in flag_values:
         define_fn(name, default, help_text, flag_values=flag_values)
 
 
-_define_once(flags.DEFINE_bool, "show_tf_deprecations", False,
+define_once(flags.DEFINE_bool, "show_tf_deprecations", False,
              "Show TensorFlow's deprecation notices and INFO lines (hidden by default).",
              flags.FLAGS)
 
@@ -247,14 +252,14 @@ _define_once(flags.DEFINE_bool, "show_tf_deprecations", False,
 def define_common_flags(random_seed_default=None, flag_values=None):
     """Define --t2t_usr_dir, --registry_help and --random_seed unless already defined."""
     flag_values = flag_values if flag_values is not None else flags.FLAGS
-    _define_once(flags.DEFINE_string, "t2t_usr_dir", "",
+    define_once(flags.DEFINE_string, "t2t_usr_dir", "",
                  "Path to a folder with an __init__.py that imports your own modules; their "
                  "@registry.register_* decorators then make your problems, models and hparams "
                  "available to this program.", flag_values)
-    _define_once(flags.DEFINE_bool, "registry_help", False,
+    define_once(flags.DEFINE_bool, "registry_help", False,
                  "Print every registered problem, model, hparams set and optimizer, then exit.",
                  flag_values)
-    _define_once(flags.DEFINE_integer, "random_seed", random_seed_default,
+    define_once(flags.DEFINE_integer, "random_seed", random_seed_default,
                  "Random seed for Python, numpy and TensorFlow.", flag_values)
 
 

@@ -22,10 +22,7 @@ from t2t.training import avg_checkpoints  # noqa: E402
 FLAGS = flags.FLAGS
 
 
-def _define(define_fn, name, default, help_text):
-    # Defined once per process: in-process callers (tests) may import several programs.
-    if name not in FLAGS:
-        define_fn(name, default, help_text)
+_define = cli.define_once  # flags other programs in this process define are kept
 
 
 _define(flags.DEFINE_string, "model_dir", "", "Directory to load model checkpoints from.")

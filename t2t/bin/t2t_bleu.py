@@ -31,10 +31,7 @@ from t2t.evaluation import bleu_hook  # noqa: E402
 FLAGS = flags.FLAGS
 
 
-def _define(define_fn, name, default, help_text):
-    # Defined once per process: in-process callers (tests) may import several programs.
-    if name not in FLAGS:
-        define_fn(name, default, help_text)
+_define = cli.define_once  # flags other programs in this process define are kept
 
 
 _define(flags.DEFINE_string, "source", None,

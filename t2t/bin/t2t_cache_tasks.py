@@ -35,10 +35,7 @@ FLAGS = flags.FLAGS
 PROGRAM = "t2t-cache-tasks"
 
 
-def _define(define_fn, name, default, help_text):
-    # Defined once per process: in-process callers (tests) may import several programs.
-    if name not in FLAGS:
-        define_fn(name, default, help_text)
+_define = cli.define_once  # flags other programs in this process define are kept
 
 
 cli.define_common_flags()

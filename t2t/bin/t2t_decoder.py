@@ -52,10 +52,7 @@ from t2t.bin import flags as t2t_flags  # noqa: E402
 FLAGS = flags.FLAGS
 
 
-def _define(define_fn, name, default, help_text):
-    # Defined once per process: the trainer's flags module may define some of them too.
-    if name not in FLAGS:
-        define_fn(name, default, help_text)
+_define = cli.define_once  # flags other programs in this process define are kept
 
 
 def define_decoder_flags():

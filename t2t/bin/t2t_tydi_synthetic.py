@@ -22,9 +22,7 @@ from t2t.tydiqa import synthetic  # noqa: E402
 FLAGS = flags.FLAGS
 
 
-def _define(define_fn, name, default, help_text):
-    if name not in FLAGS:  # in-process callers (tests) may import several programs
-        define_fn(name, default, help_text)
+_define = cli.define_once  # flags other programs in this process define are kept
 
 
 _define(flags.DEFINE_string, "tmp_dir", None, "Folder to write tydiqa-v1.0-train.jsonl.gz "

@@ -164,9 +164,24 @@ def _read_lines(path):
             yield line.strip().replace("\r", " ")
 
 
-def _parallel_lines(path1, path2):
-    """(line i of path1, line i of path2); an error if one file has more lines."""
-    lines1, lines2 = _read_lines(path1), _read_lines(path2)
+class MisalignedFilesError(ValueError):
+    """One file of a parallel corpus has more lines than the other.
+
+    `longer` and `shorter` are the two paths, `count` the lines they have in common.
+    """
+
+    def __init__(self, longer, shorter, count):
+        super().__init__("%s has more lines than %s (%d); the two files of a parallel corpus "
+                         "must have one sentence per line each" % (longer, shorter, count))
+        self.longer, self.shorter, self.count = longer, shorter, count
+
+
+def aligned_pairs(lines1, lines2, path1, path2):
+    """(line i of lines1, line i of lines2); MisalignedFilesError if one runs out first.
+
+    >>> list(aligned_pairs(iter(["a", "b"]), iter(["x", "y"]), "f.en", "f.de"))
+    [('a', 'x'), ('b', 'y')]
+    """
     count = 0
     while True:
         line1, line2 = next(lines1, None), next(lines2, None)
@@ -174,11 +189,17 @@ def _parallel_lines(path1, path2):
             return
         if line1 is None or line2 is None:
             longer, shorter = (path2, path1) if line1 is None else (path1, path2)
-            raise ValueError("compile_data: %s has more lines than %s (%d); the two files of a "
-                             "parallel corpus must have one sentence per line each" %
-                             (longer, shorter, count))
+            raise MisalignedFilesError(longer, shorter, count)
         count += 1
         yield line1, line2
+
+
+def _parallel_lines(path1, path2):
+    """(line i of path1, line i of path2); an error if one file has more lines."""
+    try:
+        yield from aligned_pairs(_read_lines(path1), _read_lines(path2), path1, path2)
+    except MisalignedFilesError as error:
+        raise ValueError("compile_data: %s" % error) from None
 
 
 def _tsv_pairs(path, source_column, target_column):

@@ -105,21 +105,15 @@ def read_sentences(path):
 
 def parallel_sentences(source_path, target_path):
     """(source, target) pairs of two line-aligned files; UserError if their lengths differ."""
-    sources, targets = read_sentences(source_path), read_sentences(target_path)
-    count = 0
-    while True:
-        source, target = next(sources, None), next(targets, None)
-        if source is None and target is None:
-            return
-        if source is None or target is None:
-            longer, shorter = ((source_path, target_path) if target is None
-                               else (target_path, source_path))
-            raise errors.UserError(
-                "multi30k: %s has more lines than %s (%d); the two sides must have one "
-                "sentence a line each, remove both to download them again"
-                % (longer, shorter, count))
-        count += 1
-        yield source, target
+    try:
+        yield from translate.aligned_pairs(read_sentences(source_path),
+                                           read_sentences(target_path), source_path,
+                                           target_path)
+    except translate.MisalignedFilesError as error:
+        raise errors.UserError(
+            "multi30k: %s has more lines than %s (%d); the two sides must have one "
+            "sentence a line each, remove both to download them again"
+            % (error.longer, error.shorter, error.count)) from None
 
 
 @registry.register_problem

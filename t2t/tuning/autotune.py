@@ -220,6 +220,11 @@ def _wait_out_stale_trials(optuna, study):
         return
     logging.info("autotune: %d trial(s) marked running; waiting %d s to tell live from dead",
                  len(running), GRACE_SECONDS + HEARTBEAT_SECONDS)
+    # Optuna never counts a trial with no heartbeat as stale, and a process killed between
+    # creating a trial and its first beat leaves exactly that. One beat recorded here makes
+    # such a trial stale after the wait; a live trial's own beats keep it fresh.
+    for trial in running:
+        study._storage.record_heartbeat(trial._trial_id)
     time.sleep(GRACE_SECONDS + HEARTBEAT_SECONDS)
     optuna.storages.fail_stale_trials(study)
 

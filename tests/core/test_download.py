@@ -6,11 +6,12 @@ import logging
 import os
 import re
 import tarfile
-import threading
 import urllib.parse
 import zipfile
 
 import pytest
+
+import http_testing
 
 from t2t.core import download
 from t2t.core import errors
@@ -97,22 +98,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def server(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
-                 "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    httpd.daemon_threads = True
-    httpd.state = {"files": {"/file.bin": PAYLOAD}, "plans": {}, "requests": [],
-                   "range_supported": True}
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
-    thread.start()
-    httpd.url = "http://127.0.0.1:%d" % httpd.server_address[1]
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
+def server():
+    state = {"files": {"/file.bin": PAYLOAD}, "plans": {}, "requests": [],
+             "range_supported": True}
+    with http_testing.local_http_server(_Handler, state=state) as httpd:
+        yield httpd
 
 
 def _get(tmp_path, url, **kwargs):

@@ -6,16 +6,16 @@ paths), runs `generate_data`, and checks shards, vocab and a lossless read-back.
 """
 import functools
 import gzip
-import http.server
 import io
 import os
 import tarfile
-import threading
 import urllib.parse
 
 import pytest
 import tensorflow as tf
 from hypothesis import given, settings, strategies as st
+
+import http_testing
 
 from t2t.core import registry
 from t2t.core.modes import ModeKeys
@@ -108,11 +108,6 @@ def _serve_path(url):
     return urllib.parse.urlparse(url).path.lstrip("/")
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def wmt_server(tmp_path_factory):
     """Serves the four archives under their real URL paths; yields the base URL."""
@@ -131,13 +126,9 @@ def wmt_server(tmp_path_factory):
         dev_files[0]: _lines(dev, 0), dev_files[1]: _lines(dev, 1),
         "dev/newstest2013-src.en.sgm": _sgm(dev, 0), "dev/newstest2013-ref.de.sgm": _sgm(dev, 1),
     })
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=root))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield "http://127.0.0.1:%d" % server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with http_testing.local_http_server(
+            functools.partial(http_testing.QuietFileHandler, directory=root)) as server:
+        yield server.url
 
 
 def _local(base_url, datasets):
@@ -544,7 +535,7 @@ WIKI_TEXT = {
 }
 
 
-class _DriveHandler(_QuietHandler):
+class _DriveHandler(http_testing.QuietFileHandler):
     """Serves /uc?export=download&id=<id> from <root>/drive/<id>, as Google Drive does."""
 
     def translate_path(self, path):
@@ -564,16 +555,12 @@ def local_drive(tmp_path, monkeypatch):
         for (_, file_id), copies in zip(files, (40, 2, 2)):
             text = "\n".join(WIKI_TEXT[language] * copies) + "\n"
             (root / "drive" / file_id).write_bytes(gzip.compress(text.encode("utf-8")))
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_DriveHandler, directory=str(root)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = "http://127.0.0.1:%d" % server.server_address[1]
-    monkeypatch.setattr(wiki_lm, "DRIVE_URL", base + "/uc?export=download&id=")
     # Short examples, so that the tiny corpus makes several.
     monkeypatch.setattr(wiki_lm.LanguagemodelEnWiki32k, "combine_characters_threshold", 100)
-    yield base
-    server.shutdown()
-    server.server_close()
+    with http_testing.local_http_server(
+            functools.partial(_DriveHandler, directory=str(root))) as server:
+        monkeypatch.setattr(wiki_lm, "DRIVE_URL", server.url + "/uc?export=download&id=")
+        yield server.url
 
 
 def test_translate_ende_wmt_multi64k_uses_the_four_language_wiki_vocab(local_wmt, local_drive,

@@ -12,10 +12,11 @@ import hashlib
 import http.server
 import os
 import re
-import threading
 
 import pytest
 import tensorflow as tf
+
+import http_testing
 
 from t2t.core import download, registry
 from t2t.core import errors
@@ -207,30 +208,19 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def server(monkeypatch):
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
-                 "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    httpd.daemon_threads = True
+def server():
     # The real files (a dropped body must be longer than one 64 KB read to leave bytes).
-    httpd.files = {name: open(os.path.join(SHARED, name), "rb").read()
-                   for name in translate_multi30k.MULTI30K_SHA256}
-    httpd.drops, httpd.requests = {}, []
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
-    thread.start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
+    files = {name: open(os.path.join(SHARED, name), "rb").read()
+             for name in translate_multi30k.MULTI30K_SHA256}
+    with http_testing.local_http_server(_Handler, files=files, drops={},
+                                        requests=[]) as httpd:
+        yield httpd
 
 
 def _problem_at(server, commit="c0ffee"):
     p = registry.problem("translate_ende_multi30k")
     p.download_retries, p.download_backoff_seconds = 0, 0.01
-    p.base_url = "http://127.0.0.1:%d/multi30k/dataset/%s/data/task1/raw/" % (
-        server.server_address[1], commit)
+    p.base_url = server.url + "/multi30k/dataset/%s/data/task1/raw/" % commit
     return p
 
 

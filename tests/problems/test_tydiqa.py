@@ -6,11 +6,12 @@ import os
 import random
 import subprocess
 import sys
-import threading
 
 import numpy as np
 import pytest
 import tensorflow as tf
+
+import http_testing
 
 from t2t.core import registry
 from t2t.core.modes import ModeKeys
@@ -165,17 +166,11 @@ class _Files(http.server.BaseHTTPRequestHandler):
 
 
 def test_downloads_missing_sources_from_their_urls(tmp_path, monkeypatch):
-    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     sources = write_sources(str(tmp_path / "sources"))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Files)
-    httpd.requests = []
-    httpd.files = {"/v1.0/" + name: open(os.path.join(sources, name), "rb").read()
-                   for name in (tydiqa.TRAIN_FILENAME, tydiqa.DEV_FILENAME)}
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = "http://127.0.0.1:%d/v1.0/" % httpd.server_address[1]
-    try:
+    files = {"/v1.0/" + name: open(os.path.join(sources, name), "rb").read()
+             for name in (tydiqa.TRAIN_FILENAME, tydiqa.DEV_FILENAME)}
+    with http_testing.local_http_server(_Files, requests=[], files=files) as httpd:
+        url = httpd.url + "/v1.0/"
         problem = registry.problem("tydiqa_codepoints_test_small")
         monkeypatch.setattr(problem, "train_url", url + tydiqa.TRAIN_FILENAME)
         monkeypatch.setattr(problem, "dev_url", url + tydiqa.DEV_FILENAME)
@@ -188,9 +183,6 @@ def test_downloads_missing_sources_from_their_urls(tmp_path, monkeypatch):
                 httpd.files["/v1.0/" + name]
         problem.source_files(tmp_dir)   # present now: no second request
         assert len(httpd.requests) == 2
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 def test_codepoint_encoder_names_special_ids():
