@@ -21,6 +21,7 @@ through `tf.io.gfile`, imported only then.
 import contextlib
 import os
 import tempfile
+import uuid
 
 from absl import logging
 
@@ -168,7 +169,9 @@ def atomic_output_path(path):
     if is_remote_path(path):
         import tensorflow as tf
         tf.io.gfile.makedirs(os.path.dirname(path))
-        tmp = path + INCOMPLETE_SUFFIX
+        # Hidden, as locally: a reader's glob such as "<split>.tfrecord-*" never matches it.
+        tmp = os.path.join(os.path.dirname(path), "%s%s%s" % (
+            _temp_prefix(path), uuid.uuid4().hex[:8], INCOMPLETE_SUFFIX))
         try:
             yield tmp
             tf.io.gfile.rename(tmp, path, overwrite=True)

@@ -23,7 +23,6 @@ import importlib
 import json
 import logging as std_logging
 import os
-import uuid
 from collections.abc import Mapping as MappingABC
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
@@ -45,6 +44,7 @@ import tensorflow as tf
 from absl import logging
 from apache_beam import metrics
 
+from t2t.core import atomic_files
 from t2t.core.progress import Progress
 from t2t.data import example_bytes
 from t2t.seqio import dataset_providers, utils, vocabularies
@@ -59,7 +59,9 @@ PROVENANCE_KEYS = [TASK_PROVENANCE_KEY, SOURCE_SHARD_PROVENANCE_KEY,
                    SOURCE_SHARD_ID_PROVENANCE_KEY, ID_WITHIN_SHARD_PROVENANCE_KEY,
                    PREPROCESSORS_SEED_PROVENANCE_KEY]
 
-TEMP_PREFIX = ".tmp-"  # temporary files: never matched by the reader's "<split>.tfrecord-*"
+# Temporary files (core.atomic_files names them ".<name>.<random>.incomplete"; t2t before
+# 0.1 wrote ".tmp-<random>-<name>"), never matched by the reader's "<split>.tfrecord-*".
+TEMP_FILE_PATTERNS = (".*" + atomic_files.INCOMPLETE_SUFFIX, ".tmp-*")
 _INT64_MAX = 2**63 - 1
 
 
@@ -265,11 +267,9 @@ def _example_order(ex: Mapping[str, Any], seed: Optional[int]) -> int:
 # ------------------------------------------------------------------ files
 def write_file_atomically(path: str, data: bytes) -> None:
     """Write `data` to a temporary name beside `path`, then rename it to `path`."""
-    folder, name = os.path.split(path)
-    temp = os.path.join(folder, "%s%s-%s" % (TEMP_PREFIX, uuid.uuid4().hex, name))
-    with tf.io.gfile.GFile(temp, "wb") as f:
-        f.write(data)
-    tf.io.gfile.rename(temp, path, overwrite=True)
+    with atomic_files.atomic_output_path(path) as temp:
+        with tf.io.gfile.GFile(temp, "wb") as f:
+            f.write(data)
 
 
 def shard_path(prefix: str, index: int, num_shards: int) -> str:
@@ -281,13 +281,11 @@ def _write_shard(keyed_records, prefix: str, num_shards: int):
     shard, records = keyed_records
     records = sorted(records)  # by key; equal keys (never seen) by their bytes
     path = shard_path(prefix, shard, num_shards)
-    folder, name = os.path.split(path)
-    temp = os.path.join(folder, "%s%s-%s" % (TEMP_PREFIX, uuid.uuid4().hex, name))
-    with tf.io.TFRecordWriter(temp) as writer:
-        for _, record in records:
-            writer.write(record)
-    tf.io.gfile.rename(temp, path, overwrite=True)
-    logging.info("wrote %s: %s examples", name, format(len(records), ","))
+    with atomic_files.atomic_output_path(path) as temp:
+        with tf.io.TFRecordWriter(temp) as writer:
+            for _, record in records:
+                writer.write(record)
+    logging.info("wrote %s: %s examples", os.path.basename(path), format(len(records), ","))
     yield shard
 
 

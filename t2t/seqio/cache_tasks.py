@@ -151,7 +151,7 @@ def clear_partial_cache(output_dir: str, splits: Sequence[str]) -> None:
     if not tf.io.gfile.isdir(output_dir):
         return
     from t2t.seqio import beam_utils
-    owned = [beam_utils.TEMP_PREFIX + "*"]
+    owned = list(beam_utils.TEMP_FILE_PATTERNS)
     for split in splits:
         owned += [os.path.basename(utils.get_cached_tfrecord_prefix(output_dir, split)) + "-*",
                   os.path.basename(utils.get_cached_info_path(output_dir, split)),

@@ -34,6 +34,7 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
+from t2t.core import atomic_files
 import t2t.seqio.metrics as metrics_lib
 
 
@@ -276,11 +277,11 @@ class JSONLogger(Logger):
             if tf.io.gfile.exists(metrics_fname):
                 with tf.io.gfile.GFile(metrics_fname, "r") as f:
                     contents = f.read()
-            with tf.io.gfile.GFile(metrics_fname + ".tmp", "w") as f:
+            with atomic_files.atomic_output_path(metrics_fname) as temp, \
+                    tf.io.gfile.GFile(temp, "w") as f:
                 f.write(contents)
                 f.write(json.dumps({"step": step, **serializable}, cls=self._json_encoder_cls))
                 f.write("\n")
-            tf.io.gfile.rename(metrics_fname + ".tmp", metrics_fname, overwrite=True)
 
         if self._write_n_results == 0:
             return
@@ -295,7 +296,8 @@ class JSONLogger(Logger):
                                      *[inferences.get(k) for k in kinds])
         if self._write_n_results:
             rows = itertools.islice(rows, 0, self._write_n_results)
-        with tf.io.gfile.GFile(inferences_fname + ".tmp", "w") as f:
+        with atomic_files.atomic_output_path(inferences_fname) as temp, \
+                tf.io.gfile.GFile(temp, "w") as f:
             for index, (example, *results) in enumerate(rows):
                 if example is None:
                     continue
@@ -307,4 +309,3 @@ class JSONLogger(Logger):
                     if _json_serializable(name, values[index], self._json_encoder_cls):
                         record["aux_%s" % name] = values[index]
                 f.write(json.dumps(record, cls=self._json_encoder_cls) + "\n")
-        tf.io.gfile.rename(inferences_fname + ".tmp", inferences_fname, overwrite=True)

@@ -36,3 +36,25 @@ def test_next_writer_removes_the_folder_an_interrupted_one_left(tmp_path):
     (left / "saved_model.pb").write_text("half")
     atomic_files.remove_stale_temp_files([target])
     assert os.listdir(tmp_path) == []
+
+
+def test_remote_temporary_file_is_hidden_from_a_readers_glob():
+    # ram:// goes through tf.io.gfile as gs:// does; the temporary name must not match the
+    # glob a reader of shards uses while the writer is still busy.
+    import tensorflow as tf
+    path = "ram://atomic_test/train.tfrecord-00000-of-00001"
+    with atomic_files.atomic_output_path(path) as tmp:
+        with tf.io.gfile.GFile(tmp, "w") as f:
+            f.write("x")
+        assert tf.io.gfile.glob("ram://atomic_test/train.tfrecord-*") == []
+        assert os.path.basename(tmp).startswith(".train.tfrecord-00000-of-00001.")
+        assert tmp.endswith(atomic_files.INCOMPLETE_SUFFIX)
+    assert tf.io.gfile.glob("ram://atomic_test/*") == [path]
+    assert tf.io.gfile.GFile(path).read() == "x"
+    with pytest.raises(RuntimeError):
+        with atomic_files.atomic_output_path("ram://atomic_test/failed") as tmp:
+            with tf.io.gfile.GFile(tmp, "w") as f:
+                f.write("y")
+            raise RuntimeError("writer failed")
+    assert not tf.io.gfile.exists(tmp)
+    assert not tf.io.gfile.exists("ram://atomic_test/failed")

@@ -256,6 +256,7 @@ def test_skip_resume_and_overwrite(tmp_path, capsys, usr_dir):
     os.remove(os.path.join(folder, "COMPLETED"))
     os.remove(os.path.join(folder, "train.tfrecord-00001-of-00003"))
     open(os.path.join(folder, ".tmp-dead-train.tfrecord-00000-of-00003"), "w").write("x")
+    open(os.path.join(folder, ".train.tfrecord-00000-of-00003.k2j3.incomplete"), "w").write("x")
     open(os.path.join(folder, "train.tfrecord-00000-of-00007"), "w").write("stale")
     dataset_providers.TaskRegistry.reset()
     tasks_module = sys.modules[USR_MODULE]
@@ -282,7 +283,7 @@ def test_failed_run_leaves_no_completed_and_rerun_finishes(tmp_path, tasks):
     results = cache_tasks.cache_tasks(["cache_test_fails"], str(tmp_path), min_shards=2)
     assert results[0].status == "cached" and results[0].examples == 82
     assert (folder / "COMPLETED").exists()
-    assert not [n for n in os.listdir(folder) if n.startswith(".tmp-")]
+    assert not [n for n in os.listdir(folder) if n.startswith(".")]
 
 
 def test_task_without_placeholder_is_not_cached(tmp_path):
