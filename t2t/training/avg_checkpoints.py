@@ -24,6 +24,7 @@ from absl import logging
 from t2t.core import errors
 from t2t.core.progress import Progress
 from t2t.evaluation import bleu_hook
+from t2t.training import eval_events
 
 _GLOBAL_STEP = "global_step"
 # Not averaged, as in T2T: step counters and training statistics.
@@ -36,12 +37,16 @@ def checkpoint_exists(path):
 
 
 def checkpoint_step(path):
-    """The step number a checkpoint prefix ends with: "dir/model.ckpt-300" -> 300."""
-    try:
-        return int(path.rsplit("-", 1)[-1])
-    except ValueError:
+    """The step number a checkpoint prefix ends with: "dir/model.ckpt-300" -> 300.
+
+    Averaging needs it, so a name without one is a UserError (eval_events.checkpoint_step,
+    which this wraps, returns None for it).
+    """
+    step = eval_events.checkpoint_step(path)
+    if step is None:
         raise errors.UserError("checkpoint %s has no step number (-<steps>) in its name"
-                               % path) from None
+                               % path)
+    return step
 
 
 def last_checkpoints(model_dir, n):
