@@ -633,11 +633,15 @@ def top_kth_iterative(x, k):
     return tf.stop_gradient(tf.reduce_max(fin_x, axis=-1, keepdims=True))
 
 
-def sample_with_temperature(logits, temperature, sampling_keep_top_k=-1):
+def sample_with_temperature(logits, temperature, sampling_keep_top_k=-1, seed=None):
     """Sample ids from logits [..., vocab]: argmax when temperature is 0.
 
-    sampling_keep_top_k > 0 samples only among the k largest logits.
+    sampling_keep_top_k > 0 samples only among the k largest logits. seed: None (a stateful
+    random op, as T2T), an int, or a shape-[2] int tensor for a stateless, reproducible draw.
     Returns int64 ids of shape logits.shape[:-1].
+
+        sample_with_temperature(tf.constant([[0., 5., 1.]]), 0.0)        # [1]
+        sample_with_temperature(tf.constant([[0., 5., 1.]]), 2.0, 1, 7)  # [1]: only the best
     """
     logits_shape = shape_list(logits)
     if isinstance(temperature, (int, float)) and temperature == 0.0:
@@ -654,7 +658,11 @@ def sample_with_temperature(logits, temperature, sampling_keep_top_k=-1):
         kth_largest = tf.math.top_k(logits, k=sampling_keep_top_k).values[..., -1:]
         logits = tf.where(logits < kth_largest, tf.ones_like(logits) * -1e6, logits)
     reshaped_logits = tf.reshape(logits, [-1, logits_shape[-1]]) / temperature
-    choices = tf.random.categorical(reshaped_logits, 1)
+    if seed is None:
+        choices = tf.random.categorical(reshaped_logits, 1)
+    else:
+        choices = tf.random.stateless_categorical(
+            reshaped_logits, 1, seed=[seed, 0] if isinstance(seed, int) else seed)
     return tf.reshape(choices, logits_shape[:-1])
 
 

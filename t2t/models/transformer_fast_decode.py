@@ -264,7 +264,7 @@ def fast_decode_tpu(encoder_output, encoder_decoder_attention_bias, symbols_to_l
     def inner_loop(i, finished, last_ids, decoded_ids, step_states, log_prob):
         logits, step_states = step_fn(last_ids, i, step_states)
         logits = tf.cast(tf.reshape(logits, [batch_size, vocab_size]), tf.float32)
-        next_ids = tf.cast(sampling.sample_with_temperature(logits, temperature, top_k),
+        next_ids = tf.cast(common_layers.sample_with_temperature(logits, temperature, top_k),
                            tf.int32)
         chosen = tf.gather(beam_search.log_prob_from_logits(logits), next_ids, batch_dims=1)
         # The log-probabilities count up to and including each row's first EOS.

@@ -26,22 +26,15 @@ beams they belong to.
 """
 import tensorflow as tf
 
+from t2t.layers import common_layers
+from t2t.layers.shape_utils import shape_list
+
 EOS_ID = 1
 INF = 1.0 * 1e7  # Large finite "infinity": keeps sums finite, -INF beams sort last.
 
 
-def shape_list(x):
-    """Static dimensions where known, dynamic ones elsewhere."""
-    x = tf.convert_to_tensor(x)
-    if x.shape.dims is None:
-        return tf.unstack(tf.shape(x))
-    dynamic = tf.shape(x)
-    return [dim if dim is not None else dynamic[i] for i, dim in enumerate(x.shape.as_list())]
-
-
-def log_prob_from_logits(logits, axis=-1):
-    """Normalised log probabilities: logits - logsumexp(logits)."""
-    return logits - tf.reduce_logsumexp(logits, axis=axis, keepdims=True)
+# T2T's beam_search module had its own; one home now (t2t.layers), the name kept here.
+log_prob_from_logits = common_layers.log_prob_from_logits
 
 
 def length_penalty(length, alpha):

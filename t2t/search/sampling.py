@@ -19,54 +19,16 @@ seed gives the same ids in every run and every graph.
 """
 import tensorflow as tf
 
+from t2t.layers import common_layers
 from t2t.search import beam_search
 
 EOS_ID = beam_search.EOS_ID
-
-
-def _mask_to_top_k(logits, top_k):
-    """Logits outside the `top_k` largest of the last axis set to -inf (ties at k kept)."""
-    kth_largest = tf.math.top_k(logits, k=top_k).values[..., -1:]
-    return tf.where(logits < kth_largest, tf.fill(tf.shape(logits), -float("inf")), logits)
 
 
 def _state_shape_invariant(tensor):
     """Only the batch dimension is fixed: states may grow along any other one."""
     shape = tensor.shape.as_list()
     return tf.TensorShape(shape[:1] + [None] * (len(shape) - 1))
-
-
-def sample_with_temperature(logits, temperature, sampling_keep_top_k=-1, seed=None):
-    """Ids [...] (int64) sampled from logits [..., vocab], as T2T's common_layers function.
-
-    Args:
-      logits: float tensor [..., vocab].
-      temperature: Python float; 0.0 means argmax, otherwise softmax(logits / temperature).
-      sampling_keep_top_k: -1 for all tokens, or k > 0 to sample among the k best only.
-      seed: None (stateful random op), an int, or a shape-[2] int tensor for a stateless,
-        reproducible draw.
-
-    Example: logits [[0., 5., 1.]] with temperature 0.0 give [1]; with top_k 1 any
-    temperature gives [1].
-    """
-    if temperature == 0.0:
-        flat = tf.reshape(logits, [-1, tf.shape(logits)[-1]])
-        return tf.reshape(tf.argmax(flat, axis=1), tf.shape(logits)[:-1])
-    if temperature < 0.0:
-        raise ValueError("sampling temperature must be >= 0 (0 = argmax), got %r" % temperature)
-    if sampling_keep_top_k != -1:
-        if sampling_keep_top_k <= 0:
-            raise ValueError("sampling_keep_top_k must be -1 (keep all) or positive, got %r" %
-                             (sampling_keep_top_k,))
-        logits = _mask_to_top_k(logits, sampling_keep_top_k)
-    flat = tf.reshape(logits, [-1, tf.shape(logits)[-1]]) / temperature
-    if seed is None:
-        choices = tf.random.categorical(flat, 1)
-    else:
-        if isinstance(seed, int):
-            seed = [seed, 0]
-        choices = tf.random.stateless_categorical(flat, 1, seed=seed)
-    return tf.reshape(choices, tf.shape(logits)[:-1])
 
 
 def sample_decode(symbols_to_logits_fn, initial_ids, decode_length, temperature=1.0, top_k=-1,
@@ -90,7 +52,7 @@ def sample_decode(symbols_to_logits_fn, initial_ids, decode_length, temperature=
       of log softmax(logits) of the generated tokens up to and including EOS — , states).
     """
     initial_ids = tf.cast(initial_ids, tf.int32)
-    batch_size = beam_search.shape_list(initial_ids)[0]
+    batch_size = common_layers.shape_list(initial_ids)[0]
     states = states or {}
 
     def step(i, ids, finished, scores, states):
@@ -99,11 +61,12 @@ def sample_decode(symbols_to_logits_fn, initial_ids, decode_length, temperature=
         else:
             logits = symbols_to_logits_fn(ids)
         logits = tf.cast(logits, tf.float32)
-        logits = tf.reshape(logits, [batch_size, beam_search.shape_list(logits)[-1]])
+        logits = tf.reshape(logits, [batch_size, common_layers.shape_list(logits)[-1]])
         step_seed = None if seed is None else tf.stack([tf.constant(seed, tf.int32), i])
-        next_ids = tf.cast(sample_with_temperature(logits, temperature, top_k, step_seed),
+        next_ids = tf.cast(common_layers.sample_with_temperature(logits, temperature, top_k,
+                                                                 step_seed),
                            tf.int32)
-        chosen_log_probs = tf.gather(beam_search.log_prob_from_logits(logits), next_ids,
+        chosen_log_probs = tf.gather(common_layers.log_prob_from_logits(logits), next_ids,
                                      batch_dims=1)
         scores += tf.where(finished, tf.zeros_like(chosen_log_probs), chosen_log_probs)
         next_ids = tf.where(finished, tf.zeros_like(next_ids), next_ids)

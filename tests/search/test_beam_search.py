@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from t2t.layers import common_layers
 from t2t.search import beam_search
 from t2t.search import sampling
 
@@ -350,17 +351,25 @@ def test_sample_decode_scores_states_and_padding_after_eos():
 
 
 def test_sample_with_temperature():
+    # One sampler for search and models: t2t.layers.common_layers (T2T's home of it).
+    sample = common_layers.sample_with_temperature
     with tf.Graph().as_default():
         logits = tf.constant([[0.0, 5.0, 1.0], [3.0, 0.0, 2.0]])
-        greedy = sampling.sample_with_temperature(logits, 0.0)
-        top1 = sampling.sample_with_temperature(logits, 10.0, sampling_keep_top_k=1, seed=4)
+        greedy = sample(logits, 0.0)
+        top1 = sample(logits, 10.0, sampling_keep_top_k=1, seed=4)
+        wide = tf.tile(tf.zeros([1, 50]), [64, 1])
+        seeded = [sample(wide, 1.0, seed=7), sample(wide, 1.0, seed=7), sample(wide, 1.0, seed=8)]
         with tf.compat.v1.Session() as sess:
             assert sess.run(greedy).tolist() == [1, 0]
             assert sess.run(top1).tolist() == [1, 0]
+            first, again, other = sess.run(seeded)
+        with tf.compat.v1.Session() as sess:
+            assert sess.run(seeded[0]).tolist() == first.tolist()  # stateless: every run
+        assert first.tolist() == again.tolist() and first.tolist() != other.tolist()
         with pytest.raises(ValueError, match="sampling_keep_top_k"):
-            sampling.sample_with_temperature(logits, 1.0, sampling_keep_top_k=0)
+            sample(logits, 1.0, sampling_keep_top_k=0)
         with pytest.raises(ValueError, match="temperature"):
-            sampling.sample_with_temperature(logits, -1.0)
+            sample(logits, -1.0)
 
 
 def test_decode_length_may_be_a_tensor():
