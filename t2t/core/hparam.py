@@ -21,11 +21,12 @@ assignments (`arr[1]=3`) to the list instead of failing; an hparam whose value i
 the type of what `parse` reads; `hparams.name = value` on a new name adds it.
 """
 import copy
-import difflib
 import json
 import numbers
 import re
 from typing import Any, Dict
+
+from t2t.core import registry
 
 # One clause of the input: <name>[<index>]? = <value or [list]>, e.g. "var[1] = a", "x = [1,2,3]".
 PARAM_RE = re.compile(r"""
@@ -146,12 +147,9 @@ def _parse_fn(var_type):
 
 
 def closest_names(name, names, n=3):
-    """The known names most like `name` (edit distance, then shared prefix)."""
-    names = sorted(names)
-    close = difflib.get_close_matches(name, names, n=n, cutoff=0.6)
-    stem = name.split("_")[0]
-    close += [known for known in names if known.startswith(stem) and known not in close]
-    return close[:n]
+    """The known names most like `name`: the one did-you-mean of registries, flags and
+    hparams (`registry.closest_names`), so a typo gets the same suggestions everywhere."""
+    return registry.closest_names(name, names, n=n)
 
 
 def _unknown_tail(name, names):
