@@ -48,7 +48,7 @@ def _partial_targets(model, features):
 
 
 def _top_is_pointwise(model):
-    modality = model._problem_hparams.modality["targets"]
+    modality = model.problem_hparams.modality["targets"]
     top = model.hparams.top.get("targets", modalities.get_top(modality))
     return getattr(top, "pointwise", False)
 
@@ -67,9 +67,9 @@ def slow_greedy_infer(model, features, decode_length):
     features = dict(features)
     if "inputs" in features:
         features["inputs"] = _to_4d(features["inputs"])
-    p_hparams = model._problem_hparams
+    p_hparams = model.problem_hparams
     is_real = model._target_modality_is_real
-    vocab_size = model._padded_vocab_size("targets")
+    vocab_size = model.padded_vocab_size("targets")
     partial_targets = _partial_targets(model, features)
 
     if partial_targets is not None:
@@ -179,7 +179,7 @@ def beam_decode_slow(model, features, decode_length, beam_size, top_beams, alpha
             if value.shape.ndims and value.shape.ndims >= 1:
                 beam_features[name] = _clone_for_beam(value, beam_size)
     pointwise = _top_is_pointwise(model)
-    vocab_size = model._padded_vocab_size("targets")
+    vocab_size = model.padded_vocab_size("targets")
 
     def symbols_to_logits_fn(ids, i=None):
         """ids [B * beam, t] (starting with the initial 0) -> logits [B * beam, vocab].

@@ -226,9 +226,17 @@ class T2TModel:
                     setattr(hparams, key, 0.0)
         self._hparams = hparams
 
+    @property
+    def problem_hparams(self):
+        """The problem's hparams (modality, vocab_size, ...); None without a problem."""
+        return self._problem_hparams
+
     # ------------------------------------------------------------------ helpers
-    def _padded_vocab_size(self, feature_name, hparams=None):
-        """The feature's vocab size rounded up to a multiple of `hparams.vocab_divisor`."""
+    def padded_vocab_size(self, feature_name, hparams=None):
+        """The feature's vocab size rounded up to a multiple of `hparams.vocab_divisor`.
+
+            # vocab_size {"targets": 8190}, vocab_divisor 8 -> 8192
+        """
         hparams = hparams or self._hparams
         vocab_size = self._problem_hparams.vocab_size.get(feature_name)
         divisor = hparams.get("vocab_divisor") or 1
@@ -236,10 +244,15 @@ class T2TModel:
             vocab_size += (-vocab_size) % divisor
         return vocab_size
 
-    def _modality_name(self, feature_name):
+    def modality_name(self, feature_name):
+        """The variable-scope name of the feature's modality, e.g. "symbol_modality_8192_512"."""
         modality = self._problem_hparams.modality[feature_name]
         name_fn = self._hparams.name.get(feature_name, modalities.get_name(modality))
-        return name_fn(self._hparams, self._padded_vocab_size(feature_name))
+        return name_fn(self._hparams, self.padded_vocab_size(feature_name))
+
+    # T2T's names, which subclasses ported from T2T call.
+    _padded_vocab_size = padded_vocab_size
+    _modality_name = modality_name
 
     def _target_modality_names(self):
         """Features decoded with targets_bottom: names containing "target"."""

@@ -52,7 +52,7 @@ def fast_decode_unsupported_reason(model):
         # "ffn_layer 'conv_relu_conv' mixes positions"
     """
     hparams = model.hparams
-    p_hparams = model._problem_hparams
+    p_hparams = model.problem_hparams
     target_modality = p_hparams.modality["targets"]
     if "class_label" in target_modality or model._target_modality_is_real:
         return "targets of modality %r are not generated token by token" % target_modality
@@ -337,26 +337,26 @@ def _repeat_rows(tensor, times):
 
 def _targets_scope_name(model):
     """The variable scope T2TModel.bottom uses for the "targets" feature."""
-    modality_name = model._modality_name("targets")
+    modality_name = model.modality_name("targets")
     target_names = model._target_modality_names()
     return modality_name if len(target_names) == 1 else "%s/targets" % modality_name
 
 
 def _embed_inputs(model, inputs):
     """Input ids [B, L, 1, 1] -> [B, L, 1, d] with the inputs modality's bottom."""
-    p_hparams = model._problem_hparams
+    p_hparams = model.problem_hparams
     modality = p_hparams.modality["inputs"]
     bottom = model.hparams.bottom.get("inputs", modalities.get_bottom(modality))
-    with _v1.variable_scope(model._modality_name("inputs")):
-        return bottom(inputs, model.hparams, model._padded_vocab_size("inputs"))
+    with _v1.variable_scope(model.modality_name("inputs")):
+        return bottom(inputs, model.hparams, model.padded_vocab_size("inputs"))
 
 
 def _embed_targets(model, targets):
     """Target ids [B, 1, 1, 1] -> [B, 1, 1, d] with the targets modality's targets_bottom."""
-    modality = model._problem_hparams.modality["targets"]
+    modality = model.problem_hparams.modality["targets"]
     bottom = model.hparams.bottom.get("targets", modalities.get_targets_bottom(modality))
     with _v1.variable_scope(_targets_scope_name(model)):
-        return bottom(targets, model.hparams, model._padded_vocab_size("targets"))
+        return bottom(targets, model.hparams, model.padded_vocab_size("targets"))
 
 
 def _positional_encoding(hparams, length):
@@ -443,7 +443,7 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
         self_attention_bias = common_attention.attention_bias_lower_triangle(total_length)
         if hparams.get("proximity_bias"):
             self_attention_bias += common_attention.attention_bias_proximal(total_length)
-        vocab_size = model._padded_vocab_size("targets")
+        vocab_size = model.padded_vocab_size("targets")
 
         def symbols_to_logits_fn(ids, i, cache):
             """ids [B', i + 1] (the start id first) -> logits [B', vocab] for position i."""

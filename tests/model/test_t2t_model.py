@@ -191,7 +191,11 @@ def test_problem_hparams_from_hparams_attribute_and_add_problem_hparams():
     assert hp.problem_hparams.vocab_size == {"inputs": 4, "targets": 4}
     assert "problem" not in hp.values()  # an attribute, never written to hparams.json
     model = ShiftedDense(hp, TRAIN)
-    assert model._problem_hparams is hp.problem_hparams
+    assert model.problem_hparams is hp.problem_hparams
+    # Public names for what other packages read; T2T's private names stay for ported code.
+    assert model.padded_vocab_size("targets") == model._padded_vocab_size("targets")
+    assert model.modality_name("targets") == model._modality_name("targets")
+    assert model.modality_name("targets").startswith("symbol_modality_")
     copied = model_hparams.copy_hparams(hp)
     copied.weights_fn["targets"] = len
     assert "targets" not in hp.weights_fn and copied.problem is hp.problem
