@@ -8,6 +8,8 @@ Model hparams sets start from `basic_params1()` and change what they need:
 
 Every value here is T2T 1.15.7's default, so a ported hparams set behaves the same.
 """
+import types
+
 from t2t.core import hparam
 from t2t.core import registry
 
@@ -184,6 +186,33 @@ class RangedHParams:
         self._float_params = {}
         self._int_params = {}
 
+    # Read-only views for searchers (t2t.tuning): name -> the tuple its set_* call stored.
+    @property
+    def categorical_params(self):
+        """{name: (name, categories)}"""
+        return types.MappingProxyType(self._categorical_params)
+
+    @property
+    def discrete_params(self):
+        """{name: (name, feasible_points, scale)}"""
+        return types.MappingProxyType(self._discrete_params)
+
+    @property
+    def float_params(self):
+        """{name: (name, min, max, scale)}"""
+        return types.MappingProxyType(self._float_params)
+
+    @property
+    def int_params(self):
+        """{name: (name, min, max, scale)}"""
+        return types.MappingProxyType(self._int_params)
+
+    def remove(self, name):
+        """Take `name` out of the search (whatever its type); a missing name is no error."""
+        for ctr in (self._categorical_params, self._discrete_params, self._float_params,
+                    self._int_params):
+            ctr.pop(name, None)
+
     def _check_reset_and_type_change(self, name, orig_ctr):
         for ctr in (self._categorical_params, self._discrete_params, self._float_params,
                     self._int_params):
@@ -215,9 +244,7 @@ class RangedHParams:
         """Fix every name of the HParams `hp` to its value there (a one-point discrete range),
         as T2T did."""
         for name, value in hp.values().items():
-            for ctr in (self._categorical_params, self._discrete_params, self._float_params,
-                        self._int_params):
-                ctr.pop(name, None)
+            self.remove(name)
             self.set_discrete(name, [value])
 
     def to_parameter_specs(self, name_prefix=""):

@@ -283,9 +283,7 @@ def run_study(spec: StudySpec, trainer_command: Callable[[str, str], List[str]],
         rhp = search_space.ranged_hparams_by_name(spec.ranges)
     fixed = re.findall(r"(?:^|,)\s*([A-Za-z_]\w*)\s*=", spec.base_hparams or "")
     for name in fixed:  # --hparams fix a name: it is not searched
-        for ctr in (rhp._categorical_params, rhp._discrete_params, rhp._float_params,
-                    rhp._int_params):
-            ctr.pop(name, None)
+        rhp.remove(name)
     if not search_space.parameters(rhp):
         raise errors.UserError("--hparams_range=%s leaves nothing to search (--hparams fixes "
                                "every name in it)" % spec.ranges)

@@ -32,13 +32,13 @@ def parameters(rhp):
         # rhp.set_float("dropout", 0.0, 0.5) -> ("dropout", "float", (0.0, 0.5, None))
     """
     found = []
-    for name, categories in rhp._categorical_params.values():
+    for name, categories in rhp.categorical_params.values():
         found.append((name, "categorical", (list(categories),)))
-    for name, points, scale in rhp._discrete_params.values():
+    for name, points, scale in rhp.discrete_params.values():
         found.append((name, "discrete", (list(points), scale)))
-    for name, low, high, scale in rhp._float_params.values():
+    for name, low, high, scale in rhp.float_params.values():
         found.append((name, "float", (low, high, scale)))
-    for name, low, high, scale in rhp._int_params.values():
+    for name, low, high, scale in rhp.int_params.values():
         found.append((name, "int", (low, high, scale)))
     return sorted(found)
 

@@ -84,13 +84,25 @@ def test_transformer_ranges_are_registered_as_t2t_defines_them():
     assert sorted(specs) == ["initializer_gain", "learning_rate", "learning_rate_warmup_steps",
                              "optimizer_adam_beta1", "optimizer_adam_beta2", "weight_decay"]
     tpu = search_space.ranged_hparams_by_name("transformer_tpu_range")
-    assert tpu._float_params["weight_decay"][1:3] == (0.0, 2.0)
+    assert tpu.float_params["weight_decay"][1:3] == (0.0, 2.0)
 
 
 def test_fix_select_params_fixes_names_to_their_values():
     rhp = search_space.ranged_hparams_by_name(
         "transformer_tiny_tpu_range", fixed=HParams(learning_rate=0.5))
     assert rhp._discrete_params["learning_rate"] == ("learning_rate", [0.5], None)
-    assert "learning_rate" not in rhp._float_params
+    assert "learning_rate" not in rhp.float_params
     values = search_space.suggest(optuna.trial.FixedTrial({"weight_decay": 1.0}), rhp)
     assert values == {"learning_rate": 0.5, "weight_decay": 1.0}
+
+
+def test_remove_and_read_only_views():
+    rhp = RangedHParams()
+    rhp.set_float("dropout", 0.0, 0.5)
+    rhp.set_discrete("hidden_size", [8, 32])
+    assert dict(rhp.float_params) == {"dropout": ("dropout", 0.0, 0.5, None)}
+    with pytest.raises(TypeError):
+        rhp.float_params["x"] = ("x", 0.0, 1.0, None)
+    rhp.remove("dropout")
+    rhp.remove("never_set")
+    assert [name for name, _, _ in search_space.parameters(rhp)] == ["hidden_size"]
