@@ -18,6 +18,7 @@ ids T2T gives for that file:
 """
 import collections
 import re
+import types
 
 import numpy as np
 from absl import logging
@@ -172,6 +173,11 @@ class ClassLabelEncoder(TextEncoder):
         return [self._class_labels[i] for i in ids]
 
     @property
+    def class_labels(self):
+        """The labels in id order (a tuple)."""
+        return tuple(self._class_labels)
+
+    @property
     def vocab_size(self):
         return len(self._class_labels)
 
@@ -255,6 +261,25 @@ class TokenTextEncoder(TextEncoder):
     @property
     def vocab_size(self):
         return len(self._id_to_token)
+
+    # Read-only views for in-graph encoders (t2t.serving.vocab_ops) and seqio's bridge.
+    @property
+    def token_to_id(self):
+        return types.MappingProxyType(self._token_to_id)
+
+    @property
+    def id_to_token(self):
+        return types.MappingProxyType(self._id_to_token)
+
+    @property
+    def reverse(self):
+        """Whether ids are in reverse token order."""
+        return self._reverse
+
+    @property
+    def replace_oov(self):
+        """The token unknown tokens become (None: they raise OutOfVocabularyError)."""
+        return self._replace_oov
 
     def _safe_id_to_token(self, idx):
         return self._id_to_token.get(idx, "ID_%d" % idx)
@@ -343,7 +368,7 @@ class SubwordTextEncoder(TextEncoder):
 
     def __init__(self, filename=None):
         """Loads the vocab file `filename` ("'subtoken'" per line) if given."""
-        self._alphabet = set()
+        self._alphabet = frozenset()
         self.filename = filename
         self._init_subtokens_from_list([])
         if filename is not None:
@@ -574,7 +599,7 @@ class SubwordTextEncoder(TextEncoder):
         self._build_from_plan(plan, min_count, num_iterations)
 
     def _build_from_plan(self, plan, min_count, num_iterations):
-        self._alphabet = set(plan.alphabet)
+        self._alphabet = frozenset(plan.alphabet)
         # The state before any iteration (T2T's order here depends on set iteration).
         self._init_subtokens_from_list(sorted(self._alphabet), reserved_tokens=plan.reserved)
         min_count = max(min_count, 1)
@@ -598,6 +623,20 @@ class SubwordTextEncoder(TextEncoder):
     @property
     def all_subtoken_strings(self):
         return tuple(self._all_subtoken_strings)
+
+    # Read-only views for in-graph encoders (t2t.serving.vocab_ops) and TyDi QA.
+    @property
+    def alphabet(self):
+        """The characters that need no escaping (a frozenset)."""
+        return self._alphabet
+
+    @property
+    def subtoken_string_to_id(self):
+        return types.MappingProxyType(self._subtoken_string_to_id)
+
+    @property
+    def max_subtoken_len(self):
+        return self._max_subtoken_len
 
     def dump(self):
         """Prints "0 : '<pad>_', 1 : '<EOS>_', 2 : 'the_', ..." (debugging)."""
@@ -623,7 +662,7 @@ class SubwordTextEncoder(TextEncoder):
 
     def _init_alphabet_from_tokens(self, tokens):
         """The alphabet: every character of `tokens` plus the escaping characters."""
-        self._alphabet = {c for token in tokens for c in token}
+        self._alphabet = frozenset(c for token in tokens for c in token)
         self._alphabet |= _ESCAPE_CHARS
         self._cache = {}
 

@@ -35,7 +35,8 @@ def _alphanumeric_chars():
 
 
 # Every letter and number character (T2T computes the same set over sys.maxunicode).
-_ALPHANUMERIC_CHAR_SET = _alphanumeric_chars()
+ALPHANUMERIC_CHAR_SET = _alphanumeric_chars()
+_ALPHANUMERIC_CHAR_SET = ALPHANUMERIC_CHAR_SET  # T2T's name
 
 
 def _char_class(chars):

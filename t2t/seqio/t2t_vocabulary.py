@@ -40,12 +40,12 @@ def _fingerprint(encoder, vocab_size) -> str:
     kind = vocab_ops.vocabulary_kind(encoder)
     parts = [type(encoder).__name__, str(encoder.num_reserved_ids), str(vocab_size)]
     if kind == "subword":
-        parts += encoder._all_subtoken_strings  # pylint: disable=protected-access
+        parts += encoder.all_subtoken_strings
     elif kind == "token":
-        parts += ["%d=%s" % kv for kv in sorted(encoder._id_to_token.items())]  # pylint: disable=protected-access
-        parts.append(str(encoder._reverse))  # pylint: disable=protected-access
+        parts += ["%d=%s" % kv for kv in sorted(encoder.id_to_token.items())]
+        parts.append(str(encoder.reverse))
     elif kind == "class_label":
-        parts += list(encoder._class_labels)  # pylint: disable=protected-access
+        parts += list(encoder.class_labels)
     elif kind is None:
         parts.append("id=%d" % id(encoder))  # unknown encoders are equal only to themselves
     return hashlib.md5("\n".join(parts).encode("utf-8")).hexdigest()

@@ -79,7 +79,7 @@ def _alnum_class():
     """The tokenizer's alphanumeric characters (Unicode L* and N*) as an RE2 class."""
     global _ALNUM_CLASS
     if _ALNUM_CLASS is None:
-        _ALNUM_CLASS = _code_point_class(tokenizer._ALPHANUMERIC_CHAR_SET)
+        _ALNUM_CLASS = _code_point_class(tokenizer.ALPHANUMERIC_CHAR_SET)
     return _ALNUM_CLASS
 
 
@@ -117,8 +117,8 @@ def _lookup_table(keys, values, default_value):
 
 def _encode_tokens(strings, vocabulary):
     tokens = tf.strings.split(strings)
-    token_to_id = vocabulary._token_to_id
-    oov = vocabulary._replace_oov
+    token_to_id = vocabulary.token_to_id
+    oov = vocabulary.replace_oov
     table = _lookup_table(list(token_to_id), list(token_to_id.values()),
                           token_to_id[oov] if oov is not None else -1)
     ids = tf.ragged.map_flat_values(table.lookup, tokens)
@@ -128,7 +128,7 @@ def _encode_tokens(strings, vocabulary):
                                      "replace_oov)")
         with tf.control_dependencies([check]):
             ids = tf.identity(ids)
-    if vocabulary._reverse:
+    if vocabulary.reverse:
         dense = ids.to_tensor(-1)
         dense = tf.reverse_sequence(dense, ids.row_lengths(), seq_axis=1, batch_axis=0)
         ids = tf.RaggedTensor.from_tensor(dense, lengths=ids.row_lengths())
@@ -178,7 +178,7 @@ def subword_table(vocabulary):
     Build it once, outside any tf.function, and pass it to `encode_subwords_ragged` when
     the encoding is saved with `tf.saved_model.save` (the saved object must hold it).
     """
-    string_to_id = vocabulary._subtoken_string_to_id
+    string_to_id = vocabulary.subtoken_string_to_id
     return _lookup_table(list(string_to_id), list(string_to_id.values()), -1)
 
 
@@ -186,7 +186,7 @@ def _greedy_subtoken_ids(tokens, vocabulary, table=None):
     """Escaped tokens [T] -> ragged [T, (n)] ids of the greedy longest-prefix split."""
     if table is None:
         table = subword_table(vocabulary)
-    max_length = max(1, vocabulary._max_subtoken_len)
+    max_length = max(1, vocabulary.max_subtoken_len)
     lengths = tf.strings.length(tokens, unit="UTF8_CHAR")
     num = tf.size(tokens)
     candidate_lengths = tf.tile(tf.range(1, max_length + 1)[tf.newaxis], [num, 1])
@@ -219,7 +219,7 @@ def _greedy_subtoken_ids(tokens, vocabulary, table=None):
 
 def _encode_subwords(strings, vocabulary, table=None):
     chars, codes, token_index, num_tokens, token_rows, keep = _tokenize(strings)
-    escaped = _escape_chars(chars, codes, vocabulary._alphabet)
+    escaped = _escape_chars(chars, codes, vocabulary.alphabet)
     tokens = tf.strings.unsorted_segment_join(escaped, token_index, num_tokens) + "_"
     tokens = tf.boolean_mask(tokens, keep)
     token_rows = tf.boolean_mask(token_rows, keep)
@@ -287,8 +287,8 @@ def _pieces_table(strings, ids):
 
 def _decode_subwords(ids, vocabulary):
     """Ragged ids [N, (n)] -> strings [N], as SubwordTextEncoder.decode."""
-    alphabet = vocabulary._alphabet
-    strings = tf.ragged.map_flat_values(_pieces_table, vocabulary._all_subtoken_strings, ids)
+    alphabet = vocabulary.alphabet
+    strings = tf.ragged.map_flat_values(_pieces_table, vocabulary.all_subtoken_strings, ids)
     joined = tf.strings.reduce_join(strings, axis=1)
     pieces = tf.strings.split(joined, sep="_")
     pieces = tf.ragged.boolean_mask(pieces, tf.not_equal(pieces, ""))
@@ -347,14 +347,14 @@ def _decode_rows(ids, vocabulary):
         return tf.strings.reduce_join(tf.ragged.map_flat_values(to_text, ids), axis=1,
                                       separator=" ")
     if kind == "token":
-        size = max(vocabulary._id_to_token, default=-1) + 1
-        tokens = [vocabulary._id_to_token.get(i, "ID_%d" % i) for i in range(size)]
+        size = max(vocabulary.id_to_token, default=-1) + 1
+        tokens = [vocabulary.id_to_token.get(i, "ID_%d" % i) for i in range(size)]
 
         def to_tokens(flat):
             fallback = tf.strings.join(["ID_", tf.strings.as_string(flat)])
             in_range = tf.logical_and(flat >= 0, flat < size)
             return tf.where(in_range, _pieces_table(tokens, flat), fallback)
-        if vocabulary._reverse:
+        if vocabulary.reverse:
             dense = tf.reverse_sequence(ids.to_tensor(0), ids.row_lengths(), seq_axis=1,
                                         batch_axis=0)
             ids = tf.RaggedTensor.from_tensor(dense, lengths=ids.row_lengths())
@@ -378,6 +378,6 @@ def decode_ids(ids, vocabulary):
     outer_shape = tf.shape(ids)[:-1]
     flat = tf.reshape(ids, [-1, tf.shape(ids)[-1]])
     if vocabulary_kind(vocabulary) == "class_label":
-        labels = _pieces_table(vocabulary._class_labels, flat[:, 0])
+        labels = _pieces_table(vocabulary.class_labels, flat[:, 0])
         return tf.reshape(labels, outer_shape)
     return tf.reshape(_decode_rows(_cut_at_eos(flat), vocabulary), outer_shape)

@@ -101,7 +101,8 @@ class SubwordTokenizer:
     def __init__(self, encoder, max_passages):
         text_encoder = _text_encoder()
         self._tokenize = _t2t_tokenizer().encode
-        self._escape = text_encoder._escape_token  # pylint: disable=protected-access
+        from t2t.encoders import escaping  # loaded with text_encoder above
+        self._escape = escaping.escape_token
         self.encoder = encoder
         self.max_passages = max_passages
         first = len(text_encoder.RESERVED_TOKENS)
@@ -154,7 +155,7 @@ class SubwordTokenizer:
     def _subtoken_spans(self, token, ids):
         # The escaped token is the subtokens joined; map each escaped character back to
         # the token character it escapes (the final "_" belongs to the last character).
-        alphabet = self.encoder._alphabet  # pylint: disable=protected-access
+        alphabet = self.encoder.alphabet
         escape = self._escape
         owner = []
         for index, char in enumerate(token):
