@@ -5,6 +5,10 @@ function (a function-level import still makes one module need the other). Two ch
 - no cycle between modules (A imports B imports ... imports A);
 - no cycle between packages, and each package imports only packages below it in LAYERS,
   so a new dependency that points upwards fails here with the edge named.
+Two more, below what imports show:
+- a name is imported from (or read as an attribute of) the module that defines it, never
+  through a module that only re-exports it for ported T2T/seqio code;
+- no `obj._name` read of a private name that only another package defines.
 """
 import ast
 import os
@@ -20,6 +24,7 @@ LAYERS = [
     "core",        # registry, hparams, errors, progress, usr_dir, atomic files, downloads
     "encoders",    # text encoders, tokenizer, subword vocabulary builder
     "data",        # TFRecord writing, packing, input pipeline
+    "seqio",       # SeqIO's API: tasks, mixtures, vocabularies, feature converters, Evaluator
     "layers",      # common layers, attention, modalities, common hparams
     "search",      # beam search, sampling
     "optim",       # optimizers, learning-rate schedules
@@ -33,8 +38,7 @@ LAYERS = [
     "tuning",      # hyperparameter search on Optuna (trials are trainer runs)
     "datagen",     # t2t-datagen's library
     "serving",     # SavedModel export, in-graph vocabularies
-    "seqio",       # SeqIO's API: tasks, mixtures, vocabularies, feature converters, T2T bridge
-    "seqio_training",  # t2t models on SeqIO tasks: TaskProblem, checkpoint predict/score
+    "seqio_training",  # t2t models on SeqIO: T2T problems as tasks, TaskProblem, predict/score
     "hub",         # TF Hub text SavedModels (preprocessor, encoder, embedding)
     "bin",         # the programs and their flags
     "utils",       # T2T's module paths, re-exporting from the packages above
@@ -157,6 +161,171 @@ def test_library_code_does_not_import_the_t2t_compatibility_paths():
     users = sorted("%s -> %s" % (m, t) for m, ts in GRAPH.items() for t in ts
                    if t in shims and not m.startswith("t2t.utils"))
     assert not users, "import the real home instead of the T2T path: " + "; ".join(users)
+
+
+# ----------------------------------------------------------------------------- names
+def _top_level_names(path):
+    """(names the module defines, {name: (module, original name)} it imports from t2t)."""
+    defined, imported = set(), {}
+
+    def scan(nodes):
+        for node in nodes:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                defined.update(n.id for t in targets for n in ast.walk(t)
+                               if isinstance(n, ast.Name))
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                for alias in node.names:
+                    imported[alias.asname or alias.name] = (node.module, alias.name)
+            elif isinstance(node, (ast.If, ast.Try, ast.With)):
+                scan(node.body + getattr(node, "orelse", []) + getattr(node, "finalbody", []))
+                for handler in getattr(node, "handlers", []):
+                    scan(handler.body)
+
+    scan(ast.parse(open(path, encoding="utf-8").read(), path).body)
+    return defined, imported
+
+
+NAMES = {module: _top_level_names(path) for module, path in MODULES.items()}
+SHIMS = {m for m, p in MODULES.items() if "sys.modules[__name__]" in open(p).read()}
+
+
+def re_export_home(module, name):
+    """The module defining `name` when `module` only re-exports it; None otherwise."""
+    defined, imported = NAMES[module]
+    if name in defined or name not in imported or module + "." + name in MODULES:
+        return None
+    source, original = imported[name]
+    if source + "." + original in MODULES or source not in MODULES:
+        return None
+    return re_export_home(source, original) or source
+
+
+def reads_through_re_exports(module, path):
+    """`from M import name` and `M.name` where M only re-exports name: "line: M.name -> home"."""
+    tree = ast.parse(open(path, encoding="utf-8").read(), path)
+    aliases = {}  # local name -> t2t module, for `from t2t.a import b` / `import t2t.a.b as b`
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module in MODULES:
+            for alias in node.names:
+                if node.module + "." + alias.name in MODULES:
+                    aliases[alias.asname or alias.name] = node.module + "." + alias.name
+                elif node.module != module:
+                    home = re_export_home(node.module, alias.name)
+                    if home:
+                        found.append((node.lineno, node.module, alias.name, home))
+        elif isinstance(node, ast.Import):
+            aliases.update((a.asname, a.name) for a in node.names if a.asname and a.name in MODULES)
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and aliases.get(node.value.id, module) != module):
+            home = re_export_home(aliases[node.value.id], node.attr)
+            if home and home != module:
+                found.append((node.lineno, aliases[node.value.id], node.attr, home))
+    return ["%s:%d: %s.%s (defined in %s)" % (path, *f) for f in sorted(found)]
+
+
+def test_library_code_reads_names_from_their_home_module():
+    # The re-exports stay for ported code (T2T's common_layers.shape_list, problem.DatasetSplit,
+    # seqio's dataset_providers.TextLineDataSource, ...); t2t itself uses the real home.
+    found = [line for module, path in sorted(MODULES.items())
+             if not module.startswith("t2t.utils") and module not in SHIMS
+             for line in reads_through_re_exports(module, path)]
+    assert not found, "import these from the module that defines them:\n" + "\n".join(found)
+
+
+def private_definitions():
+    """private name -> the packages that define it (def, class, assignment, argument)."""
+    owners = {}
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(open(path, encoding="utf-8").read(), path)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = node.name
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                name = node.attr
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                name = node.id
+            elif isinstance(node, ast.alias):
+                name = (node.asname or node.name).rpartition(".")[2]
+            else:
+                continue
+            if name.startswith("_") and not name.startswith("__"):
+                owners.setdefault(name, set()).add(package_of(module))
+    return owners
+
+
+def private_reads_across_packages(module, path, owners):
+    """`obj._name` reads (obj not self/cls) of a private name only other packages define."""
+    package = package_of(module)
+    found = []
+    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read(), path)):
+        if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)
+                and node.attr.startswith("_") and not node.attr.startswith("__")
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+                and owners.get(node.attr) and package not in owners[node.attr]):
+            found.append("%s:%d: %s.%s (private to %s)" % (
+                path, node.lineno, ast.unparse(node.value), node.attr,
+                ", ".join(sorted(owners[node.attr]))))
+    return found
+
+
+def test_no_package_reads_another_packages_private_names():
+    owners = private_definitions()
+    found = [line for module, path in sorted(MODULES.items())
+             for line in private_reads_across_packages(module, path, owners)]
+    assert not found, "use (or add) a public name instead:\n" + "\n".join(found)
+
+
+def test_the_name_rules_find_planted_reads(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text("from t2t.layers import common_layers\n"
+                       "from t2t.problems.problem import DatasetSplit\n"
+                       "x = common_layers.shape_list, common_layers.dense\n"
+                       "y = model._slow_decode_impl, self._own\n")
+    assert reads_through_re_exports("t2t.bin.planted", str(planted)) == [
+        "%s:2: t2t.problems.problem.DatasetSplit (defined in t2t.problems.spaces)" % planted,
+        "%s:3: t2t.layers.common_layers.shape_list (defined in t2t.layers.shape_utils)" % planted]
+    owners = {"_slow_decode_impl": {"model"}, "_own": {"model"}}
+    assert private_reads_across_packages("t2t.bin.planted", str(planted), owners) == [
+        "%s:4: model._slow_decode_impl (private to model)" % planted]
+
+
+# ----------------------------------------------------------------------------- builtins
+# Which packages may hold the modules each table of core/builtins.py imports by name.
+BUILTIN_PACKAGES = {"problems": {"problems"}, "models": {"layers", "models"},
+                    "optimizers": {"optim"}}
+REGISTER_TO_TABLE = {"register_problem": "problems", "register_model": "models",
+                     "register_hparams": "models", "register_ranged_hparams": "models",
+                     "register_optimizer": "optimizers"}
+
+
+def registrations(path):
+    """The tables a module registers into: its uses of `registry.register_*` (decorators
+    and calls)."""
+    return {REGISTER_TO_TABLE[node.attr]
+            for node in ast.walk(ast.parse(open(path, encoding="utf-8").read(), path))
+            if isinstance(node, ast.Attribute) and node.attr in REGISTER_TO_TABLE
+            and isinstance(node.value, ast.Name) and node.value.id == "registry"}
+
+
+def test_builtins_table_lists_every_registering_module_in_its_layer():
+    # core/builtins.py imports these by name, which no import statement shows: each listed
+    # module exists, registers into its table, and lives in a package that holds that kind;
+    # every module that registers something is listed (else its names are never found).
+    from t2t.core import builtins
+    listed = {(table, m) for table, modules in builtins.BUILTIN_MODULES.items() for m in modules}
+    assert set(builtins.BUILTIN_MODULES) == set(BUILTIN_PACKAGES)
+    wrong = sorted("%s (%s)" % (m, table) for table, m in listed
+                   if m not in MODULES or table not in registrations(MODULES[m])
+                   or package_of(m) not in BUILTIN_PACKAGES[table])
+    assert not wrong, "core/builtins.py lists modules that do not register there: %s" % wrong
+    registering = {(table, m) for m, p in MODULES.items() if not m.startswith("t2t.utils")
+                   for table in registrations(p)}
+    missing = sorted("%s (%s)" % (m, table) for table, m in registering - listed)
+    assert not missing, "add these to BUILTIN_MODULES in t2t/core/builtins.py: %s" % missing
 
 
 @pytest.mark.parametrize("graph,cycle", [

@@ -37,7 +37,6 @@ import textwrap
 from absl import app, flags
 
 from t2t.core import errors, registry, usr_dir
-from t2t.core.random_seed import set_random_seed  # noqa: F401  (the programs' seeding)
 
 # Exceptions whose message is the whole story: printed as one line, no traceback.
 USER_ERRORS = (errors.UserError, registry.UnknownNameError, registry.DuplicateNameError)
@@ -303,15 +302,3 @@ def apply_common_flags(t2t_usr_dir="", registry_help=False, out=None):
     if registry_help:
         (out or sys.stdout).write(registry.help_string() + "\n")
         sys.exit(0)
-
-
-def import_modules(module_names, flag_name="--module_import"):
-    """Import each module named (seqio's --module_import): they register tasks/mixtures.
-
-    A module that cannot be found is a UserError naming it; one whose own code fails is a
-    UserCodeError: one line naming it, then only the user's frames of its traceback.
-
-        import_modules(["my_project.tasks"])
-    """
-    for name in module_names or ():
-        usr_dir.import_user_module(name, "%s=%s" % (flag_name, name))

@@ -41,13 +41,15 @@ cli.quiet_tensorflow_logs()
 
 import tensorflow as tf  # noqa: E402  (after the TF log setting)
 
+from t2t.bin import flags as t2t_flags  # noqa: E402
+from t2t.core import errors, registry  # noqa: E402
+from t2t.core import random_seed, usr_dir
+from t2t.data import shard_check  # noqa: E402
 from t2t.decoding import decoding  # noqa: E402  (after the TF log setting)
 from t2t.decoding import predictor  # noqa: E402
-from t2t.core import errors, registry  # noqa: E402
-from t2t.data import shard_check  # noqa: E402
+from t2t.decoding import scoring
 from t2t.training import run_config as run_config_lib  # noqa: E402
 from t2t.training import trainer_lib  # noqa: E402
-from t2t.bin import flags as t2t_flags  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -202,7 +204,7 @@ def score(checkpoint_path):
     filename = os.path.expanduser(FLAGS.score_file)
     if not tf.io.gfile.exists(filename):
         raise errors.UserError("--score_file %s does not exist" % filename)
-    results = decoding.score_file(filename, FLAGS.model, hparams_from_flags(),
+    results = scoring.score_file(filename, FLAGS.model, hparams_from_flags(),
                                   checkpoint_path)
     write_scores(results, filename)
 
@@ -258,7 +260,7 @@ def main(argv):
     registry.hparams(FLAGS.hparams_set)
     model_dir, checkpoint_path = resolve_checkpoint(FLAGS.checkpoint_path, FLAGS.output_dir)
     check_trained_with(model_dir)
-    cli.set_random_seed(FLAGS.random_seed)
+    random_seed.set_random_seed(FLAGS.random_seed)
     if FLAGS.score_file:
         score(checkpoint_path)
         return 0
@@ -289,7 +291,7 @@ def check_task_split():
 def main_task():
     """--mixture_or_task_name: decode a task's split (or --decode_from_file) with its
     vocabulary and post-processor."""
-    from t2t import seqio
+    from t2t.seqio import dataset_providers
     from t2t.seqio_training import inference, task_problem, training
     if FLAGS.problem:
         raise errors.UserError("give --problem or --mixture_or_task_name, not both")
@@ -301,7 +303,7 @@ def main_task():
     check_input_files()
     registry.model(FLAGS.model)
     registry.hparams(FLAGS.hparams_set)
-    cli.import_modules(FLAGS.module_import)
+    usr_dir.import_user_modules(FLAGS.module_import)
     if not (FLAGS.decode_from_file or FLAGS.decode_interactive or FLAGS.score_file):
         check_task_split()
     model_dir, checkpoint_path = resolve_checkpoint(FLAGS.checkpoint_path, FLAGS.output_dir)
@@ -320,7 +322,7 @@ def main_task():
         FLAGS.mixture_or_task_name, task_problem.parse_feature_lengths(lengths), pack=pack,
         decoder_only=decoder_only, eval_split=FLAGS.task_eval_split,
         use_cached=FLAGS.use_cached_tasks, seed=FLAGS.random_seed)
-    cli.set_random_seed(FLAGS.random_seed)
+    random_seed.set_random_seed(FLAGS.random_seed)
     hparams = training.task_hparams(FLAGS.hparams_set, FLAGS.hparams, spec,
                                     hparams_path=os.path.join(model_dir, "hparams.json"))
     batch_size = decode_hp.batch_size or 32
@@ -348,9 +350,9 @@ def main_task():
         print("t2t-decoder: decoded %d lines of %s" % (len(outputs), FLAGS.decode_from_file))
         return 0
     split = "test" if FLAGS.eval_use_test_set else FLAGS.task_eval_split
-    provider = seqio.get_mixture_or_task(FLAGS.mixture_or_task_name)
-    tasks = ([provider] if isinstance(provider, seqio.Task) else
-             [t for t in seqio.get_subtasks(provider) if split in t.splits])
+    provider = dataset_providers.get_mixture_or_task(FLAGS.mixture_or_task_name)
+    tasks = ([provider] if isinstance(provider, dataset_providers.Task) else
+             [t for t in dataset_providers.get_subtasks(provider) if split in t.splits])
     if not tasks:
         raise errors.UserError("no task of %s has a %r split" % (provider.name, split))
     num_examples = decode_hp.num_samples if decode_hp.num_samples > 0 else None

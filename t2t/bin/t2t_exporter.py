@@ -31,9 +31,10 @@ from absl import flags, logging
 from t2t.bin import cli
 from t2t.bin import t2t_decoder  # The trainer and decoder flags, and their helpers.
 
+from t2t.core import registry  # noqa: E402
+from t2t.core import random_seed
 from t2t.hub import export as hub_export  # noqa: E402
 from t2t.serving import export  # noqa: E402  (t2t_decoder set the TF log level first)
-from t2t.core import errors, registry  # noqa: E402
 
 FLAGS = flags.FLAGS
 
@@ -61,7 +62,7 @@ def main(argv):
     model_dir, checkpoint_path = t2t_decoder.resolve_checkpoint(FLAGS.checkpoint_path,
                                                                 FLAGS.output_dir)
     t2t_decoder.check_trained_with(model_dir)
-    cli.set_random_seed(FLAGS.random_seed)
+    random_seed.set_random_seed(FLAGS.random_seed)
     hparams = t2t_decoder.hparams_from_flags()
     if FLAGS.export_as_tfhub:
         run_dir = os.path.expanduser(FLAGS.output_dir or os.path.dirname(checkpoint_path))

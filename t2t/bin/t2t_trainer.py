@@ -34,8 +34,9 @@ from t2t.bin import cli
 
 cli.quiet_tensorflow_logs()
 
-from t2t.core import errors  # noqa: E402  (after the TF log setting)
 from t2t.bin import flags as t2t_flags  # noqa: E402,F401  (defines the trainer flags)
+from t2t.core import errors  # noqa: E402  (after the TF log setting)
+from t2t.core import random_seed, usr_dir
 
 FLAGS = flags.FLAGS
 
@@ -239,7 +240,7 @@ def main(argv, hp_overrides=""):
     if not FLAGS.generate_data:
         files = data_files_to_check(problem, schedule)
 
-    cli.set_random_seed(FLAGS.random_seed)
+    random_seed.set_random_seed(FLAGS.random_seed)
     if FLAGS.generate_data:
         generate_data()
         files = data_files_to_check(problem, schedule)
@@ -257,7 +258,7 @@ def main(argv, hp_overrides=""):
 def task_training_spec():
     """The TaskTrainingSpec of the --mixture_or_task_name flags (modules imported first)."""
     from t2t.seqio_training import task_problem, training
-    cli.import_modules(FLAGS.module_import)
+    usr_dir.import_user_modules(FLAGS.module_import)
     return training.TaskTrainingSpec(
         FLAGS.mixture_or_task_name,
         task_problem.parse_feature_lengths(FLAGS.task_feature_lengths),
@@ -305,7 +306,7 @@ def main_task(hp_overrides=""):
                                      "task_feature_lengths": FLAGS.task_feature_lengths})
     prepared = runner.prepare(job, hparams_fn=lambda hparams_path: training.task_hparams(
         hparams_set, overrides, spec, hparams_path=hparams_path, strict_resume=True))
-    cli.set_random_seed(FLAGS.random_seed)
+    random_seed.set_random_seed(FLAGS.random_seed)
 
     def estimator_experiment(run_config, hparams):
         return training.create_task_experiment(

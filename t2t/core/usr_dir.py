@@ -94,6 +94,17 @@ def import_user_module(name, flag):
         raise _code_error(name, flag, error) from error
 
 
+def import_user_modules(names, flag_name="--module_import"):
+    """Import each module named (seqio's --module_import: they register tasks, mixtures,
+    problems), each through `import_user_module`, so a bad one is one line naming it.
+
+        import_user_modules(["my_project.tasks"])
+    """
+    for name in names or ():
+        if name:
+            import_user_module(name, "%s=%s" % (flag_name, name))
+
+
 def _code_error(name, flag, error):
     kind = "has a syntax error" if isinstance(error, SyntaxError) else (
         "failed on import with %s" % type(error).__name__)

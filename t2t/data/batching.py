@@ -35,9 +35,9 @@ from absl import logging
 
 from t2t.data import windows
 from t2t.data.record_windows import RecordWindows
-from t2t.data.windows import (  # noqa: F401  (names the strategies share)
-    BUCKET_KEY, HELPER_PREFIX, LENGTH_PREFIX, VALID_KEY, bucket_of, can_measure_in_windows,
-    measure_window, token_batch_plan, window_padding)
+from t2t.data.windows import (
+    BUCKET_KEY, LENGTH_PREFIX, VALID_KEY, bucket_of, can_measure_in_windows, measure_window,
+    window_padding)
 
 # Lengths are compared against this when long examples are kept (T2T's "no limit").
 NO_MAX_LENGTH = 10**9

@@ -33,10 +33,10 @@ from typing import Iterable, List, Optional
 from absl import flags, logging
 
 from t2t.core import errors, registry, usr_dir
-from t2t.core import random_seed as random_seed_lib
 from t2t.core.progress import Progress
+from t2t.core import random_seed as random_seed_lib
 from t2t.data import generator_utils
-from t2t.problems import problem as problem_lib
+from t2t.problems import preprocessing
 
 DEFAULT_RANDOM_SEED = 429459
 DEFAULT_NUM_CONCURRENT_PROCESSES = 10
@@ -269,7 +269,7 @@ def _vocab_size(problem, data_dir) -> Optional[int]:
 
 def _model_hparams_with_data_dir(data_dir):
 
-    hparams = problem_lib.default_model_hparams()
+    hparams = preprocessing.default_model_hparams()
     hparams.data_dir = data_dir
     return hparams
 

@@ -35,9 +35,7 @@ from t2t.core import registry
 from t2t.core.hparam import HParams
 from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
-from t2t.decoding.input_checks import (  # noqa: F401  (decoding's names)
-    _input_vocab_size, _is_integer, check_inputs, encode_input)
-from t2t.decoding.scoring import score_file  # noqa: F401  (decoding.score_file)
+from t2t.decoding.input_checks import _input_vocab_size, check_inputs, encode_input
 from t2t.encoders import text_encoder
 
 _PREDICT = ModeKeys.PREDICT

@@ -24,14 +24,14 @@ import numpy as np
 from absl import logging
 
 from t2t.core import atomic_files
-from t2t.encoders import subword_build, tokenizer
+from t2t.core.progress import Progress
 from t2t.encoders.escaping import (  # noqa: F401  (T2T's names, public and private)
     ESCAPE_CHARS as _ESCAPE_CHARS, LINE_BREAKS as _LINE_BREAKS, UNDEFINED_CHAR as _UNDEFINED_CHAR,
     UNESCAPE_REGEX as _UNESCAPE_REGEX, UnencodableTextError, escape_token as _escape_token,
     is_unicode, native_to_unicode,
     to_unicode, to_unicode_ignore_errors, to_unicode_utf8, unescape_token as _unescape_token,
     unicode_to_native)
-from t2t.core.progress import Progress
+from t2t.encoders import subword_build, tokenizer
 
 # Reserved tokens for things like padding and EOS symbols.
 PAD = "<pad>"
@@ -262,7 +262,7 @@ class TokenTextEncoder(TextEncoder):
     def vocab_size(self):
         return len(self._id_to_token)
 
-    # Read-only views for in-graph encoders (t2t.serving.vocab_ops) and seqio's bridge.
+    # Read-only views for in-graph encoders (t2t.encoders.graph_ops) and seqio's bridge.
     @property
     def token_to_id(self):
         return types.MappingProxyType(self._token_to_id)
@@ -624,7 +624,7 @@ class SubwordTextEncoder(TextEncoder):
     def all_subtoken_strings(self):
         return tuple(self._all_subtoken_strings)
 
-    # Read-only views for in-graph encoders (t2t.serving.vocab_ops) and TyDi QA.
+    # Read-only views for in-graph encoders (t2t.encoders.graph_ops) and TyDi QA.
     @property
     def alphabet(self):
         """The characters that need no escaping (a frozenset)."""

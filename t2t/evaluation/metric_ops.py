@@ -13,16 +13,18 @@ from absl import logging
 
 from t2t.evaluation import metrics
 from t2t.layers import common_layers
+from t2t.layers import losses
 from t2t.layers import modalities
+from t2t.layers import shape_utils
 
 
 def _reduce_dimensions(predictions, labels):
     """Fold extra leading axes (e.g. video frames) into the spatial one: [B, T, -1, V]."""
     if predictions.shape.rank is not None and predictions.shape.rank > 5:
-        predictions_shape = common_layers.shape_list(predictions)
+        predictions_shape = shape_utils.shape_list(predictions)
         predictions = tf.reshape(predictions, [predictions_shape[0], predictions_shape[1], -1,
                                                predictions_shape[-1]])
-        labels_shape = common_layers.shape_list(labels)
+        labels_shape = shape_utils.shape_list(labels)
         labels = tf.reshape(labels, [labels_shape[0], labels_shape[1], -1])
     return predictions, labels
 
@@ -49,7 +51,7 @@ def _weights_fn_for(model_hparams, target_name, modality_type):
         logging.warning("No weights function for modality %r of %s; metrics use "
                         "weights_nonzero (set hparams.weights_fn[%r] to change it)",
                         modality_type, target_name, target_name)
-        weights_fn = common_layers.weights_nonzero
+        weights_fn = losses.weights_nonzero
     return weights_fn
 
 
@@ -156,7 +158,7 @@ def create_eager_metrics_for_problem(problem, model_hparams=None):
     return create_eager_metrics_internal(metric_fns, weights_fn=weights_fn)
 
 
-def create_eager_metrics(metric_names, weights_fn=common_layers.weights_all):
+def create_eager_metrics(metric_names, weights_fn=losses.weights_all):
     """Accumulators for metrics computed eagerly, batch after batch.
 
     Args:
@@ -178,7 +180,7 @@ def create_eager_metrics(metric_names, weights_fn=common_layers.weights_all):
     return create_eager_metrics_internal(metric_fns, weights_fn)
 
 
-def create_eager_metrics_internal(metric_fns, weights_fn=common_layers.weights_all):
+def create_eager_metrics_internal(metric_fns, weights_fn=losses.weights_all):
     """(metric_accum, metric_means) over {name: metric fn}; see create_eager_metrics.
 
     Each metric is the weighted mean of all scores seen: sum(score * weight) / sum(weight),

@@ -27,6 +27,8 @@ import tensorflow as tf
 from t2t.evaluation import bleu_hook
 from t2t.evaluation import rouge
 from t2t.layers import common_layers
+from t2t.layers import losses
+from t2t.layers import shape_utils
 
 _v1 = tf.compat.v1
 
@@ -91,7 +93,7 @@ def _match_rank(predictions, labels):
 
 def _pad(logits, labels):
     """common_layers.pad_with_zeros on tensors (numpy inputs are converted)."""
-    return common_layers.pad_with_zeros(tf.convert_to_tensor(logits),
+    return losses.pad_with_zeros(tf.convert_to_tensor(logits),
                                         tf.convert_to_tensor(labels))
 
 
@@ -102,23 +104,23 @@ def _safe_divide(numerator, denominator):
 
 def _flat_rows(x):
     """[batch, ...] -> [batch, product of the rest]."""
-    return tf.reshape(x, [common_layers.shape_list(x)[0], -1])
+    return tf.reshape(x, [shape_utils.shape_list(x)[0], -1])
 
 
 def _require_weights_nonzero(weights_fn, metric):
-    if weights_fn is not common_layers.weights_nonzero:
+    if weights_fn is not losses.weights_nonzero:
         raise ValueError("%s counts non-padding labels itself and only works with "
                          "weights_fn=common_layers.weights_nonzero, got %r" % (metric, weights_fn))
 
 
 # --------------------------------------------------------------------------- regression
-def padded_rmse(predictions, labels, weights_fn=common_layers.weights_all):
+def padded_rmse(predictions, labels, weights_fn=losses.weights_all):
     """Root mean squared error of this batch over the weighted positions: (rmse, sum of weights).
 
         padded_rmse(tf.constant([[1.0, 2.0]]), tf.constant([[1.0, 4.0]]))   # (sqrt(2), 2.0)
     """
     predictions, labels = _match_rank(_to_float(predictions), _to_float(labels))
-    predictions, labels = common_layers.pad_with_zeros(predictions, labels)
+    predictions, labels = losses.pad_with_zeros(predictions, labels)
     weights = weights_fn(labels)
     total_weight = tf.reduce_sum(weights)
     squared_error = tf.square(predictions - labels)
@@ -126,7 +128,7 @@ def padded_rmse(predictions, labels, weights_fn=common_layers.weights_all):
     return rmse, total_weight
 
 
-def unpadded_mse(predictions, labels, weights_fn=common_layers.weights_all):
+def unpadded_mse(predictions, labels, weights_fn=losses.weights_all):
     """Mean squared error of this batch (no length padding): (mse, sum of weights).
 
         unpadded_mse(tf.constant([[1.0, 2.0]]), tf.constant([[1.0, 4.0]]))   # (2.0, 2.0)
@@ -138,14 +140,14 @@ def unpadded_mse(predictions, labels, weights_fn=common_layers.weights_all):
     return _safe_divide(tf.reduce_sum(squared_error * weights), total_weight), total_weight
 
 
-def padded_mean_absolute_error(predictions, labels, weights_fn=common_layers.weights_all):
+def padded_mean_absolute_error(predictions, labels, weights_fn=losses.weights_all):
     """|prediction - label| per position, with the positions' weights.
 
         padded_mean_absolute_error(tf.constant([[1.0, 2.0]]), tf.constant([[1.0, 4.0]]))
         # ([[0., 2.]], [[1., 1.]]) -> mean absolute error 1.0
     """
     predictions, labels = _match_rank(_to_float(predictions), _to_float(labels))
-    predictions, labels = common_layers.pad_with_zeros(predictions, labels)
+    predictions, labels = losses.pad_with_zeros(predictions, labels)
     return tf.abs(predictions - labels), weights_fn(labels)
 
 
@@ -161,30 +163,30 @@ def abs_error(predictions, labels, weights_fn=None):
         targets = tf.squeeze(targets, axis=[2, 3])
     predictions = _to_float(predictions)
     if predictions.shape.rank != targets.shape.rank:
-        predictions = tf.reshape(predictions, common_layers.shape_list(targets))
+        predictions = tf.reshape(predictions, shape_utils.shape_list(targets))
     batch_abs_error = tf.abs(predictions - targets)
     return batch_abs_error, tf.ones_like(batch_abs_error)
 
 
-def padded_log_poisson(predictions, labels, weights_fn=common_layers.weights_all):
+def padded_log_poisson(predictions, labels, weights_fn=losses.weights_all):
     """Full log-Poisson loss of log-rate predictions per position, with the label weights.
 
         padded_log_poisson(tf.math.log([[2.0]]), tf.constant([[1.0]]))   # ([[2 - log 2]], 1s)
     """
     predictions, labels = _match_rank(_to_float(predictions), _to_float(labels))
-    predictions, labels = common_layers.pad_with_zeros(predictions, labels)
+    predictions, labels = losses.pad_with_zeros(predictions, labels)
     lp_loss = tf.nn.log_poisson_loss(labels, predictions, compute_full_loss=True)
     return lp_loss, weights_fn(labels)
 
 
-def padded_variance_explained(predictions, labels, weights_fn=common_layers.weights_all):
+def padded_variance_explained(predictions, labels, weights_fn=losses.weights_all):
     """R^2 = 1 - SS_res / SS_tot over the weighted positions: (r2, sum of weights).
 
         padded_variance_explained(tf.constant([[1.0, 2.0, 3.5]]), tf.constant([[1.0, 2.0, 3.0]]))
         # ybar = 2, SS_tot = 2, SS_res = 0.25 -> (0.875, 3.0)
     """
     predictions, labels = _match_rank(_to_float(predictions), _to_float(labels))
-    predictions, labels = common_layers.pad_with_zeros(predictions, labels)
+    predictions, labels = losses.pad_with_zeros(predictions, labels)
     weights = weights_fn(labels)
     total_weight = tf.reduce_sum(weights)
     y_bar = _safe_divide(tf.reduce_sum(weights * labels), total_weight)
@@ -193,10 +195,10 @@ def padded_variance_explained(predictions, labels, weights_fn=common_layers.weig
     return 1.0 - res_ss / tot_ss, total_weight
 
 
-def image_rmse(predictions, labels, weights_fn=common_layers.weights_all):
+def image_rmse(predictions, labels, weights_fn=losses.weights_all):
     """padded_rmse of pixel values: predictions with a last axis of 1, or logits to argmax."""
     predictions = tf.convert_to_tensor(predictions)
-    if common_layers.shape_list(predictions)[-1] == 1:
+    if shape_utils.shape_list(predictions)[-1] == 1:
         predictions = tf.squeeze(predictions, axis=[-1])
     else:
         predictions = tf.argmax(predictions, axis=-1)
@@ -224,7 +226,7 @@ def pearson_correlation_coefficient(predictions, labels, weights_fn=None):
 
 
 # --------------------------------------------------------------------------- symbols
-def padded_accuracy_topk(predictions, labels, k, weights_fn=common_layers.weights_nonzero):
+def padded_accuracy_topk(predictions, labels, k, weights_fn=losses.weights_nonzero):
     """1.0 where the label is among the k highest logits, with the label weights.
 
         padded_accuracy_topk(tf.math.log([[[[[0.5, 0.3, 0.2]]]]]), tf.constant([[[[1]]]]), 2)
@@ -233,7 +235,7 @@ def padded_accuracy_topk(predictions, labels, k, weights_fn=common_layers.weight
     with tf.name_scope("padded_accuracy_topk"):
         padded_predictions, padded_labels = _pad(predictions, labels)
         weights = weights_fn(padded_labels)
-        vocab_size = common_layers.shape_list(padded_predictions)[-1]
+        vocab_size = shape_utils.shape_list(padded_predictions)[-1]
         effective_k = min(k, vocab_size) if isinstance(vocab_size, int) else tf.minimum(
             k, vocab_size)
         _, outputs = tf.nn.top_k(padded_predictions, k=effective_k)
@@ -241,24 +243,24 @@ def padded_accuracy_topk(predictions, labels, k, weights_fn=common_layers.weight
         return tf.reduce_sum(_to_float(tf.equal(outputs, padded_labels)), axis=-1), weights
 
 
-def padded_accuracy_top5(predictions, labels, weights_fn=common_layers.weights_nonzero):
+def padded_accuracy_top5(predictions, labels, weights_fn=losses.weights_nonzero):
     """padded_accuracy_topk with k = 5."""
     return padded_accuracy_topk(predictions, labels, 5, weights_fn)
 
 
-def rounding_accuracy(predictions, labels, weights_fn=common_layers.weights_nonzero):
+def rounding_accuracy(predictions, labels, weights_fn=losses.weights_nonzero):
     """Accuracy for L1/L2-trained real outputs: predictions truncated to ints vs labels."""
     predictions, labels = _match_rank(predictions, labels)
     outputs = tf.cast(predictions, tf.int32)
     return _to_float(tf.equal(outputs, tf.cast(labels, tf.int32))), weights_fn(labels)
 
 
-def padded_accuracy(predictions, labels, weights_fn=common_layers.weights_nonzero):
+def padded_accuracy(predictions, labels, weights_fn=losses.weights_nonzero):
     """1.0 where argmax(logits) equals the label, with the label weights (0 at padding).
 
     Logits with a last axis of 1 are real outputs and go to `rounding_accuracy`.
     """
-    if common_layers.shape_list(predictions)[-1] == 1:
+    if shape_utils.shape_list(predictions)[-1] == 1:
         return rounding_accuracy(predictions, labels, weights_fn=weights_fn)
     with tf.name_scope("padded_accuracy"):
         padded_predictions, padded_labels = _pad(predictions, labels)
@@ -267,7 +269,7 @@ def padded_accuracy(predictions, labels, weights_fn=common_layers.weights_nonzer
         return _to_float(tf.equal(outputs, tf.cast(padded_labels, tf.int32))), weights
 
 
-def rounding_sequence_accuracy(predictions, labels, weights_fn=common_layers.weights_nonzero):
+def rounding_sequence_accuracy(predictions, labels, weights_fn=losses.weights_nonzero):
     """Per-sequence accuracy for real outputs truncated to ints: ([batch], 1.0)."""
     predictions, labels = _match_rank(predictions, labels)
     outputs = tf.cast(predictions, tf.int32)
@@ -277,20 +279,20 @@ def rounding_sequence_accuracy(predictions, labels, weights_fn=common_layers.wei
     return 1.0 - tf.minimum(1.0, tf.reduce_sum(not_correct, axis=axis)), tf.constant(1.0)
 
 
-def padded_sequence_accuracy(predictions, labels, weights_fn=common_layers.weights_nonzero):
+def padded_sequence_accuracy(predictions, labels, weights_fn=losses.weights_nonzero):
     """1.0 per sequence whose every weighted position is right: ([batch], 1.0).
 
         logits = tf.one_hot([[[[3]], [[4]]], [[[3]], [[2]]]], 5)   # predicts 3 4 / 3 2
         padded_sequence_accuracy(logits, tf.constant([[[[3]], [[4]]], [[[3]], [[4]]]]))
         # ([1., 0.], 1.0)
     """
-    if common_layers.shape_list(predictions)[-1] == 1:
+    if shape_utils.shape_list(predictions)[-1] == 1:
         return rounding_sequence_accuracy(predictions, labels, weights_fn=weights_fn)
     with tf.name_scope("padded_sequence_accuracy"):
         padded_predictions, padded_labels = _pad(predictions, labels)
         weights = _flat_rows(weights_fn(padded_labels))
         # Flat [batch, positions, vocab]: argmax on TPUs handles only a few dimensions.
-        shape = common_layers.shape_list(padded_predictions)
+        shape = shape_utils.shape_list(padded_predictions)
         padded_predictions = tf.reshape(padded_predictions, [shape[0], -1, shape[-1]])
         outputs = _argmax_ids(padded_predictions)
         padded_labels = tf.cast(_flat_rows(padded_labels), tf.int32)
@@ -299,7 +301,7 @@ def padded_sequence_accuracy(predictions, labels, weights_fn=common_layers.weigh
         return correct_seq, tf.constant(1.0)
 
 
-def prefix_accuracy(predictions, labels, weights_fn=common_layers.weights_nonzero):
+def prefix_accuracy(predictions, labels, weights_fn=losses.weights_nonzero):
     """Fraction of each sequence that is right before the first mistake: ([batch], 1.0).
 
     Grefenstette et al. 2015, "Learning to Transduce with Unbounded Memory", section 4.3.
@@ -326,7 +328,7 @@ def _sparse_nonzero(ids):
     return tf.SparseTensor(indices, tf.gather_nd(ids, indices), tf.shape(ids, out_type=tf.int64))
 
 
-def sequence_edit_distance(predictions, labels, weights_fn=common_layers.weights_nonzero):
+def sequence_edit_distance(predictions, labels, weights_fn=losses.weights_nonzero):
     """Edit distance per reference token: (total distance / reference length, reference length).
 
     Predicted and label ids of 0 are dropped before comparing (T2T's semantics), so the
@@ -347,13 +349,13 @@ def sequence_edit_distance(predictions, labels, weights_fn=common_layers.weights
         return _safe_divide(distance, reference_length), reference_length
 
 
-def padded_neg_log_perplexity(predictions, labels, weights_fn=common_layers.weights_nonzero):
+def padded_neg_log_perplexity(predictions, labels, weights_fn=losses.weights_nonzero):
     """-cross-entropy per position (no label smoothing), with the label weights.
 
         logits = tf.math.log([[[[[0.25, 0.5, 0.25]]]]])
         padded_neg_log_perplexity(logits, tf.constant([[[[1]]]]))   # ([[[[log 0.5]]]], 1.0s)
     """
-    num, den = common_layers.padded_cross_entropy(predictions, labels, 0.0,
+    num, den = losses.padded_cross_entropy(predictions, labels, 0.0,
                                                   weights_fn=weights_fn, reduce_sum=False)
     return -num, den
 
@@ -367,7 +369,7 @@ def padded_neg_log_perplexity_with_masking(predictions, labels, features, weight
     mask = _to_float(features["targets_mask"])
     labels = tf.convert_to_tensor(labels)
     # Masks are [B, L]; labels [B, L, 1, 1]: add the trailing axes (features stay untouched).
-    mask = tf.reshape(mask, common_layers.shape_list(mask) + [1] * (labels.shape.rank -
+    mask = tf.reshape(mask, shape_utils.shape_list(mask) + [1] * (labels.shape.rank -
                                                                     mask.shape.rank))
     return padded_neg_log_perplexity(predictions, labels, lambda unused_labels: mask)
 
@@ -385,7 +387,7 @@ def dmol_neg_log_perplexity(predictions, labels, weights_fn=None):
 
 
 def word_error_rate(raw_predictions, labels, lookup=None,
-                    weights_fn=common_layers.weights_nonzero):
+                    weights_fn=losses.weights_nonzero):
     """Word edit distance per reference word: (distance / reference words, reference words).
 
     Without `lookup`, ids are bytes + 2 (`ByteTextEncoder`; 0 = PAD, 1 = EOS are dropped)
@@ -421,7 +423,7 @@ def word_error_rate(raw_predictions, labels, lookup=None,
 
 
 # --------------------------------------------------------------------------- labels and sets
-def multilabel_accuracy_matchk(predictions, labels, k, weights_fn=common_layers.weights_nonzero):
+def multilabel_accuracy_matchk(predictions, labels, k, weights_fn=losses.weights_nonzero):
     """VQA accuracy: min(#labels equal to the predicted class / k, 1) per example.
 
     Args:
@@ -439,7 +441,7 @@ def multilabel_accuracy_matchk(predictions, labels, k, weights_fn=common_layers.
     return scores, tf.ones_like(scores)
 
 
-def multilabel_accuracy_match3(predictions, labels, weights_fn=common_layers.weights_nonzero):
+def multilabel_accuracy_match3(predictions, labels, weights_fn=losses.weights_nonzero):
     """multilabel_accuracy_matchk with k = 3."""
     return multilabel_accuracy_matchk(predictions, labels, 3, weights_fn)
 
@@ -447,8 +449,8 @@ def multilabel_accuracy_match3(predictions, labels, weights_fn=common_layers.wei
 def _label_and_predicted_sets(predictions, labels, weights_fn):
     """([batch, n] 0/1 true set, [batch, n] 0/1 predicted set) for the set metrics."""
     scores = _to_float(predictions)
-    num_labels = common_layers.shape_list(scores)[-1]
-    scores = tf.reshape(scores, [common_layers.shape_list(scores)[0], num_labels])
+    num_labels = shape_utils.shape_list(scores)[-1]
+    scores = tf.reshape(scores, [shape_utils.shape_list(scores)[0], num_labels])
     labels = _flat_rows(labels)
     weights = weights_fn(labels)  # drops padding ids from the true set
     true_set = tf.reduce_max(tf.one_hot(tf.cast(labels, tf.int32), num_labels) *
@@ -456,7 +458,7 @@ def _label_and_predicted_sets(predictions, labels, weights_fn):
     return true_set, _to_float(scores > 0.5)
 
 
-def set_precision(predictions, labels, weights_fn=common_layers.weights_nonzero):
+def set_precision(predictions, labels, weights_fn=losses.weights_nonzero):
     """Precision of predicted label sets: fraction of predicted labels that are true.
 
     Args:
@@ -474,7 +476,7 @@ def set_precision(predictions, labels, weights_fn=common_layers.weights_nonzero)
     return true_set, predicted
 
 
-def set_recall(predictions, labels, weights_fn=common_layers.weights_nonzero):
+def set_recall(predictions, labels, weights_fn=losses.weights_nonzero):
     """Recall of predicted label sets: fraction of true labels that are predicted.
 
     Same arguments as `set_precision`; returns (predicted mask, true-set membership as
@@ -498,7 +500,7 @@ def image_summary(predictions, targets, hparams):
 
 # --------------------------------------------------------------------------- classification
 def _one_hot_like(labels, logits):
-    return tf.reshape(_to_float(labels), common_layers.shape_list(logits))
+    return tf.reshape(_to_float(labels), shape_utils.shape_list(logits))
 
 
 def softmax_cross_entropy_one_hot(logits, labels, weights_fn=None):
@@ -519,7 +521,7 @@ def sigmoid_accuracy_one_hot(logits, labels, weights_fn=None):
 
 
 def _argmax_one_hot(logits):
-    return tf.one_hot(tf.argmax(logits, -1), common_layers.shape_list(logits)[-1])
+    return tf.one_hot(tf.argmax(logits, -1), shape_utils.shape_list(logits)[-1])
 
 
 def sigmoid_recall_one_hot(logits, labels, weights_fn=None):
@@ -562,7 +564,7 @@ def sigmoid_accuracy(logits, labels, weights_fn=None):
 def _positive_scores(logits, labels):
     """(P(label != 0) per example from softmax logits, label != 0), both flat [batch]."""
     logits = _to_float(logits)
-    probabilities = tf.reshape(tf.nn.softmax(logits), [-1, common_layers.shape_list(logits)[-1]])
+    probabilities = tf.reshape(tf.nn.softmax(logits), [-1, shape_utils.shape_list(logits)[-1]])
     return 1.0 - probabilities[:, 0], tf.reshape(tf.not_equal(labels, 0), [-1])
 
 

@@ -2,7 +2,7 @@
 
 A Reusable SavedModel for "Text embeddings with Transformer encoders" (TF Hub's common
 SavedModel APIs for text): the problem's own SubwordTextEncoder runs as TensorFlow ops
-(`t2t.serving.vocab_ops`), so loading needs TensorFlow only, not t2t nor Python code.
+(`t2t.encoders.graph_ops`), so loading needs TensorFlow only, not t2t nor Python code.
 
     pre = Preprocessor(vocab, default_seq_length=128)    # vocab: [CLS] [SEP] [MASK] at 2-4
     tf.saved_model.save(pre, "/export/hub/preprocessor")
@@ -21,9 +21,9 @@ SavedModel APIs for text): the problem's own SubwordTextEncoder runs as TensorFl
 import tensorflow as tf
 
 from t2t.core import errors
+from t2t.encoders import graph_ops
 from t2t.encoders import text_encoder
 from t2t.hub import bert_pack
-from t2t.serving import vocab_ops
 
 SPECIAL_TOKENS = {"start_of_sequence_id": "[CLS]", "end_of_segment_id": "[SEP]",
                   "mask_id": "[MASK]"}
@@ -36,7 +36,7 @@ def special_token_ids(vocabulary):
     Raises UserError when the vocabulary has no [CLS], [SEP] and [MASK] tokens (a
     masked-LM problem's vocabulary reserves them as ids 2, 3, 4).
     """
-    if vocab_ops.vocabulary_kind(vocabulary) != "subword":
+    if graph_ops.vocabulary_kind(vocabulary) != "subword":
         raise errors.UserError(
             "the TF Hub preprocessor tokenizes with a SubwordTextEncoder, but the problem's "
             "vocabulary is %s; pretrain on a masked-LM problem such as masked_lm_tmpdir"
@@ -60,11 +60,11 @@ class Tokenize(tf.train.Checkpoint):
         super().__init__()
         self._special = special_token_ids(vocabulary)
         self._vocabulary = vocabulary
-        self._table = vocab_ops.subword_table(vocabulary)
+        self._table = graph_ops.subword_table(vocabulary)
 
     @tf.function(input_signature=[_STRINGS], autograph=False)
     def __call__(self, strings):
-        return vocab_ops.encode_subwords_ragged(strings, self._vocabulary, self._table)
+        return graph_ops.encode_subwords_ragged(strings, self._vocabulary, self._table)
 
     @tf.function(input_signature=[], autograph=False)
     def get_special_tokens_dict(self):

@@ -26,7 +26,9 @@ import tensorflow as tf
 from t2t.core.errors import UserError
 from t2t.layers import common_attention
 from t2t.layers import common_layers
+from t2t.layers import losses
 from t2t.layers.modality_type import ModalityType  # noqa: F401  (re-exported, as in T2T)
+from t2t.layers import shape_utils
 from t2t.layers.shape_utils import shape_list, to_float
 
 _v1 = tf.compat.v1
@@ -106,7 +108,7 @@ def _symbol_bottom_simple(x, model_hparams, vocab_size, name, reuse):
         ret = common_layers.gather(var, x)
         if model_hparams.multiply_embedding_mode == "sqrt_depth":
             ret *= model_hparams.hidden_size ** 0.5
-        ret *= tf.expand_dims(common_layers.cast_like(tf.not_equal(x, 0), ret), -1)
+        ret *= tf.expand_dims(shape_utils.cast_like(tf.not_equal(x, 0), ret), -1)
         return ret
 
 
@@ -286,7 +288,7 @@ def symbol_top(body_output, targets, model_hparams, vocab_size):
             raise ValueError("hparams.factored_logits is not supported in t2t; set it to "
                              "False")
         body_output = tf.reshape(body_output, [-1, body_output_shape[-1]])
-        logits = tf.matmul(body_output, common_layers.cast_like(var, body_output),
+        logits = tf.matmul(body_output, shape_utils.cast_like(var, body_output),
                            transpose_b=True)
         return tf.reshape(logits, body_output_shape[:-1] + [1, vocab_size])
 
@@ -392,7 +394,7 @@ def generic_loss(top_out, targets, model_hparams, vocab_size, weights_fn):
     del vocab_size
     logits = common_attention.maybe_upcast(top_out, hparams=model_hparams)
     cutoff = model_hparams.get("video_modality_loss_cutoff") or 0.0
-    return common_layers.padded_cross_entropy(logits, targets, model_hparams.label_smoothing,
+    return losses.padded_cross_entropy(logits, targets, model_hparams.label_smoothing,
                                               cutoff=cutoff, weights_fn=weights_fn)
 
 
@@ -433,7 +435,7 @@ def multi_label_loss(top_out, targets, model_hparams, vocab_size, weights_fn):
     del vocab_size
     num_labels = tf.shape(targets)[1]
     logits = tf.tile(top_out, [1, num_labels, 1, 1, 1])
-    xent, weights = common_layers.padded_cross_entropy(
+    xent, weights = losses.padded_cross_entropy(
         logits, targets, model_hparams.label_smoothing, weights_fn=weights_fn,
         reduce_sum=False)
     xent = tf.squeeze(xent, [2, 3])
@@ -453,7 +455,7 @@ def one_hot_class_label_loss(top_out, targets, model_hparams, vocab_size, weight
     del model_hparams, vocab_size
     logits = _logits_like(top_out, targets)
     xent = tf.nn.softmax_cross_entropy_with_logits(
-        labels=common_layers.cast_like(targets, logits), logits=logits)
+        labels=shape_utils.cast_like(targets, logits), logits=logits)
     weights = tf.reduce_max(weights_fn(targets), axis=-1)
     return tf.reduce_sum(xent * weights), tf.reduce_sum(weights)
 
@@ -464,7 +466,7 @@ def sigmoid_class_label_loss(top_out, targets, model_hparams, vocab_size, weight
     del model_hparams, vocab_size
     logits = _logits_like(top_out, targets)
     xent = tf.nn.sigmoid_cross_entropy_with_logits(
-        labels=common_layers.cast_like(targets, logits), logits=logits)
+        labels=shape_utils.cast_like(targets, logits), logits=logits)
     weights = weights_fn(targets)
     return tf.reduce_sum(xent * weights), tf.reduce_sum(weights)
 
@@ -480,7 +482,7 @@ def real_l2_loss(top_out, targets, model_hparams, vocab_size, weights_fn):
         predictions = tf.squeeze(top_out, axis=[-1])
     with tf.name_scope("l2"):
         weights = weights_fn(targets)
-        l2 = tf.pow(predictions - common_layers.cast_like(targets, predictions), 2)
+        l2 = tf.pow(predictions - shape_utils.cast_like(targets, predictions), 2)
         return tf.reduce_sum(l2 * weights), tf.reduce_sum(weights)
 
 
@@ -492,7 +494,7 @@ def real_log_poisson_loss(top_out, targets, model_hparams, vocab_size, weights_f
         predictions = tf.squeeze(top_out, axis=[-1])
     with tf.name_scope("log_poisson"):
         weights = weights_fn(targets)
-        lp_loss = tf.nn.log_poisson_loss(common_layers.cast_like(targets, predictions),
+        lp_loss = tf.nn.log_poisson_loss(shape_utils.cast_like(targets, predictions),
                                          predictions)
         return tf.reduce_sum(lp_loss * weights), tf.reduce_sum(weights)
 
@@ -540,13 +542,13 @@ def _unsupported(modality_type, top, name):
         _not_supported(modality_type, "bottom"), _not_supported(modality_type, "bottom"),
         top or _not_supported(modality_type, "top"),
         generic_loss if top is identity_top else _not_supported(modality_type, "loss"),
-        common_layers.weights_all, _fixed_name(name))
+        losses.weights_all, _fixed_name(name))
 
 
 _T = ModalityType
 _SYMBOL_NAME = _sized_name("symbol_modality")
-_weights_all = common_layers.weights_all
-_weights_nonzero = common_layers.weights_nonzero
+_weights_all = losses.weights_all
+_weights_nonzero = losses.weights_nonzero
 
 MODALITIES = {
     _T.SYMBOL: ModalityFns(symbol_bottom, symbol_targets_bottom, symbol_top, generic_loss,

@@ -17,6 +17,7 @@ import copy
 from t2t.core import hparam
 from t2t.core import registry
 from t2t.layers.modality_type import ModalityType
+from t2t.problems import problem as problem_lib
 
 # Attributes carried by reference from one HParams to its copy (T2T's `copy_hparams`).
 _SHARED_ATTRIBUTES = ("problem", "problem_hparams")
@@ -98,15 +99,7 @@ def test_problem_hparams(input_vocab_size=None, target_vocab_size=None, model_hp
     if input_vocab_size is not None:
         modality["inputs"] = input_modality
         vocab_size["inputs"] = input_vocab_size
-    return hparam.HParams(
-        loss_multiplier=1.0,
-        batch_size_multiplier=1,
-        stop_at_eos=False,
-        modality=modality,
-        vocab_size=vocab_size,
-        vocabulary={},
-        input_space_id=0,
-        target_space_id=0,
-        was_reversed=False,
-        was_copy=False,
-    )
+    p_hparams = problem_lib.default_problem_hparams()
+    p_hparams.modality = modality
+    p_hparams.vocab_size = vocab_size
+    return problem_lib.add_encoder_hparams(p_hparams, {})

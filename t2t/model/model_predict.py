@@ -12,7 +12,7 @@ the Estimator-free predictor (`t2t.decoding.predictor`) and the SavedModel expor
 """
 import tensorflow as tf
 
-from t2t.layers import common_layers
+from t2t.layers import shape_utils
 
 
 def del_dict_non_tensors(d):
@@ -31,7 +31,7 @@ def predict_outputs(model, features, use_tpu=False):
     """
     decode_hparams = model._decode_hparams
     # The space ids join the predictions, as in T2T.
-    model._fill_problem_hparams_features(features)
+    model.fill_problem_hparams_features(features)
     beam_size = decode_hparams.get("beam_size") or 1
     top_beams = beam_size if decode_hparams.get("return_beams") else 1
     infer_out = model.infer(features, beam_size=beam_size, top_beams=top_beams,
@@ -48,7 +48,7 @@ def predict_outputs(model, features, use_tpu=False):
         inputs = features.get("targets")
     predictions = {"outputs": outputs, "scores": scores, "inputs": inputs,
                    "targets": features.get("infer_targets")}
-    batch_size = common_layers.shape_list(outputs)[0]
+    batch_size = shape_utils.shape_list(outputs)[0]
     for name, feature in features.items():
         if name in predictions or name in ("infer_targets", "decode_loop_step"):
             continue

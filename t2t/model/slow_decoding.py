@@ -17,6 +17,7 @@ import tensorflow as tf
 from t2t.encoders.text_encoder import EOS_ID
 from t2t.layers import common_layers
 from t2t.layers import modalities
+from t2t.layers import shape_utils
 from t2t.search import beam_search
 
 # Features that describe each example's input: copied once per beam in beam search.
@@ -68,16 +69,16 @@ def slow_greedy_infer(model, features, decode_length):
     if "inputs" in features:
         features["inputs"] = _to_4d(features["inputs"])
     p_hparams = model.problem_hparams
-    is_real = model._target_modality_is_real
+    is_real = model.target_modality_is_real
     vocab_size = model.padded_vocab_size("targets")
     partial_targets = _partial_targets(model, features)
 
     if partial_targets is not None:
         initial_output = partial_targets
-        prefix_length = common_layers.shape_list(partial_targets)[1]
-        batch_size = common_layers.shape_list(partial_targets)[0]
+        prefix_length = shape_utils.shape_list(partial_targets)[1]
+        batch_size = shape_utils.shape_list(partial_targets)[0]
     else:
-        inputs_shape = common_layers.shape_list(features["inputs"])
+        inputs_shape = shape_utils.shape_list(features["inputs"])
         batch_size, prefix_length = inputs_shape[0], inputs_shape[1]
         if is_real:
             initial_output = tf.zeros((batch_size, 0, 1, vocab_size), dtype=tf.float32)
@@ -123,7 +124,7 @@ def slow_greedy_infer(model, features, decode_length):
         return result, logits, finished, scores, loss
 
     def not_done(result, unused_logits, finished, unused_scores, unused_loss):
-        not_overflow = common_layers.shape_list(result)[1] < max_length
+        not_overflow = shape_utils.shape_list(result)[1] < max_length
         if stop_at_eos:
             # T2T stopped early only for batch size 1; here when every row has hit EOS.
             return tf.logical_and(not_overflow,
@@ -149,7 +150,7 @@ def slow_greedy_infer(model, features, decode_length):
 
 def _clone_for_beam(tensor, beam_size):
     """[B, ...] -> [B * beam_size, ...], each example repeated beam_size times in a row."""
-    shape = common_layers.shape_list(tensor)
+    shape = shape_utils.shape_list(tensor)
     tiled = tf.tile(tf.expand_dims(tensor, 1), [1, beam_size] + [1] * (len(shape) - 1))
     return tf.reshape(tiled, [shape[0] * beam_size] + shape[1:])
 
@@ -166,12 +167,12 @@ def beam_decode_slow(model, features, decode_length, beam_size, top_beams, alpha
         features["inputs"] = _to_4d(features["inputs"])
     partial_targets = _partial_targets(model, features)
     if partial_targets is not None:
-        batch_size = common_layers.shape_list(partial_targets)[0]
+        batch_size = shape_utils.shape_list(partial_targets)[0]
         beam_partial_targets = _clone_for_beam(partial_targets, beam_size)
     else:
-        batch_size = common_layers.shape_list(features["inputs"])[0]
+        batch_size = shape_utils.shape_list(features["inputs"])[0]
         # The output may be as long as the input plus decode_length.
-        decode_length = common_layers.shape_list(features["inputs"])[1] + decode_length
+        decode_length = shape_utils.shape_list(features["inputs"])[1] + decode_length
 
     beam_features = dict(features)
     for name, value in features.items():
@@ -192,7 +193,7 @@ def beam_decode_slow(model, features, decode_length, beam_size, top_beams, alpha
         prefix = 0
         if partial_targets is not None:
             targets = tf.concat([beam_partial_targets, targets], axis=1)
-            prefix = common_layers.shape_list(beam_partial_targets)[1]
+            prefix = shape_utils.shape_list(beam_partial_targets)[1]
         step_features = dict(beam_features)
         step_features["targets"] = targets
         fixed_buffer = use_tpu and i is not None

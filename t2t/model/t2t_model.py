@@ -30,11 +30,14 @@ import math
 import tensorflow as tf
 from absl import logging
 
-from t2t.core import registry
 from t2t.core.hparam import HParams
 from t2t.core.modes import ModeKeys
+from t2t.core import registry
 from t2t.layers import common_layers
+from t2t.layers import losses as losses_lib
 from t2t.layers import modalities
+from t2t.layers import modality_type
+from t2t.layers import shape_utils
 from t2t.model import model_hparams
 from t2t.model import model_predict
 from t2t.model import model_specs
@@ -42,6 +45,7 @@ from t2t.model import model_summaries
 from t2t.model import slow_decoding
 from t2t.optim import learning_rate as learning_rate_lib
 from t2t.optim import optimize as optimize_lib
+from t2t.problems import problem as problem_lib
 
 # Re-exported: the trainer attaches the problem to the model hparams with these (T2T kept
 # them in trainer_lib / hparams_lib).
@@ -59,13 +63,13 @@ _PREDICT = ModeKeys.PREDICT
 
 # Target modalities that are classified, not generated: no beam search, one decode step.
 _CLASSIFICATION_MODALITIES = frozenset(
-    name for name in modalities.ModalityType.get_choices() if "class_label" in name)
+    name for name in modality_type.ModalityType.get_choices() if "class_label" in name)
 
 # Modalities whose default weights function T2T replaces when prepending inputs to targets.
-_SYMBOL_MODALITIES = (modalities.ModalityType.CTC_SYMBOL,
-                      modalities.ModalityType.IDENTITY_SYMBOL,
-                      modalities.ModalityType.SYMBOL,
-                      modalities.ModalityType.SYMBOL_ONE_HOT)
+_SYMBOL_MODALITIES = (modality_type.ModalityType.CTC_SYMBOL,
+                      modality_type.ModalityType.IDENTITY_SYMBOL,
+                      modality_type.ModalityType.SYMBOL,
+                      modality_type.ModalityType.SYMBOL_ONE_HOT)
 
 
 def default_decode_hparams():
@@ -173,9 +177,9 @@ class T2TModel:
                     prepend = hparams.get("prepend_mode", "none")
                     if (prepend == "prepend_inputs_full_attention" or
                             (prepend == "prepend_inputs_masked_attention" and mode != _TRAIN)):
-                        weights_fn = common_layers.weights_prepend_inputs_to_targets
+                        weights_fn = losses_lib.weights_prepend_inputs_to_targets
                     else:
-                        weights_fn = common_layers.weights_nonzero
+                        weights_fn = losses_lib.weights_nonzero
                     hparams.weights_fn.setdefault(feature_name, weights_fn)
         self._original_hparams = hparams
         self.set_mode(mode)
@@ -210,7 +214,7 @@ class T2TModel:
         return True
 
     @property
-    def _target_modality_is_real(self):
+    def target_modality_is_real(self):
         """Whether the target modality outputs real values (its name starts with "real")."""
         if not self._problem_hparams:
             return False
@@ -253,21 +257,18 @@ class T2TModel:
     # T2T's names, which subclasses ported from T2T call.
     _padded_vocab_size = padded_vocab_size
     _modality_name = modality_name
+    _target_modality_is_real = target_modality_is_real
 
-    def _target_modality_names(self):
+    def target_modality_names(self):
         """Features decoded with targets_bottom: names containing "target"."""
         return [k for k in self._problem_hparams.modality
                 if "target" in k and k not in ("targets_segmentation", "targets_position")]
 
-    def _fill_problem_hparams_features(self, features):
+    def fill_problem_hparams_features(self, features):
         """Add scalar `input_space_id` / `target_space_id` features from the problem."""
         if features is None:
             return
-        space_ids = {"input_space_id": 0, "target_space_id": 0}
-        if self._problem_hparams:
-            for key in space_ids:
-                value = self._problem_hparams.get(key)
-                space_ids[key] = 0 if value is None else value
+        space_ids = problem_lib.problem_hparams_to_features(self._problem_hparams)
         for key, value in sorted(space_ids.items()):
             if key not in features:
                 features[key] = tf.constant(value, name=key)
@@ -281,7 +282,7 @@ class T2TModel:
         """
         return self.call(features)
 
-    def _variables_exist(self):
+    def variables_exist(self):
         """Whether this graph already holds variables under the model's scope."""
         outer = tf.compat.v1.get_variable_scope().name
         prefix = (outer + "/" if outer else "") + self._name + "/"
@@ -292,10 +293,10 @@ class T2TModel:
         initializer = optimize_lib.get_variable_initializer(self._hparams)
         # As T2T's Layer: the first build creates the variables, every later build (another
         # mode, a decoding step, another model object of the same name) reuses them.
-        reuse = True if self._variables_exist() else None
+        reuse = True if self.variables_exist() else None
         with tf.compat.v1.variable_scope(self._name, reuse=reuse, use_resource=True,
                                          initializer=initializer):
-            self._fill_problem_hparams_features(features)
+            self.fill_problem_hparams_features(features)
             model_summaries.summarize_features(features, num_shards=self._num_datashards)
             sharded_features = self._shard_features(features)
             sharded_logits, losses = self.model_fn_sharded(sharded_features)
@@ -308,7 +309,7 @@ class T2TModel:
         sharded = {}
         for name, value in sorted(features.items()):
             value = tf.convert_to_tensor(value)
-            shape = common_layers.shape_list(value)
+            shape = shape_utils.shape_list(value)
             if not shape:
                 value = tf.expand_dims(value, axis=-1)
                 shape = [1]
@@ -392,7 +393,7 @@ class T2TModel:
             return features
         transformed = {}
         previous_modalities = []
-        target_names = self._target_modality_names()
+        target_names = self.target_modality_names()
         for feature_name, modality in sorted(self._problem_hparams.modality.items()):
             if feature_name not in features:
                 logging.warning("Missing feature %s - ignoring.", feature_name)
@@ -462,7 +463,7 @@ class T2TModel:
                 if "decode_loop_step" in features:
                     step = tf.reshape(features["decode_loop_step"], [-1])[0]
                 else:
-                    step = common_layers.shape_list(body_output)[1] - 1
+                    step = shape_utils.shape_list(body_output)[1] - 1
                 body_output = body_output[:, step:step + 1, :, :]
                 if targets is not None:
                     targets = targets[:, step:step + 1, :, :]
@@ -508,7 +509,7 @@ class T2TModel:
                 modality_weights = modality_weights_fn(labels)
                 explicit = weights
                 if explicit.shape.ndims < modality_weights.shape.ndims:
-                    explicit = common_layers.expand_squeeze_to_nd(
+                    explicit = shape_utils.expand_squeeze_to_nd(
                         explicit, modality_weights.shape.ndims)
                 return tf.cast(explicit, modality_weights.dtype) * modality_weights
 
@@ -557,9 +558,9 @@ class T2TModel:
             logging.warning("Beam searching for a model with no inputs.")
         if not self.has_input and self._hparams.sampling_method != "random":
             logging.warning("Non-random sampling for a model with no inputs.")
-        self._fill_problem_hparams_features(features)
+        self.fill_problem_hparams_features(features)
         target_modality = self._problem_hparams.modality["targets"]
-        if (_is_class_label(target_modality) or self._target_modality_is_real or
+        if (_is_class_label(target_modality) or self.target_modality_is_real or
                 self._problem_hparams.get("regression_targets")):
             beam_size = 1  # Nothing to search over for classes or real values.
         if beam_size == 1:
@@ -572,23 +573,28 @@ class T2TModel:
     def _greedy_infer(self, features, decode_length, use_tpu=False):
         """Greedy decoding; models with a fast (cached) decoder override this."""
         del use_tpu  # The generic loop has dynamic shapes on every device.
-        return self._slow_greedy_infer(features, decode_length)
+        return self.slow_greedy_infer(features, decode_length)
 
-    def _slow_greedy_infer(self, features, decode_length):
+    def slow_greedy_infer(self, features, decode_length):
         """Greedy or sampled decoding re-running the whole model for each new position."""
         return slow_decoding.slow_greedy_infer(self, features, decode_length)
 
     def _beam_decode(self, features, decode_length, beam_size, top_beams, alpha,
                      use_tpu=False):
         """Beam search; models with a fast (cached) decoder override this."""
-        return self._beam_decode_slow(features, decode_length, beam_size, top_beams, alpha,
+        return self.beam_decode_slow(features, decode_length, beam_size, top_beams, alpha,
                                       use_tpu)
 
-    def _beam_decode_slow(self, features, decode_length, beam_size, top_beams, alpha,
+    def beam_decode_slow(self, features, decode_length, beam_size, top_beams, alpha,
                           use_tpu=False):
         """Beam search re-running the model on the beam-expanded batch each step."""
         return slow_decoding.beam_decode_slow(self, features, decode_length, beam_size,
                                               top_beams, alpha, use_tpu)
+
+    # T2T's names, which subclasses ported from T2T call.
+    _fill_problem_hparams_features = fill_problem_hparams_features
+    _slow_greedy_infer = slow_greedy_infer
+    _beam_decode_slow = beam_decode_slow
 
     def sample(self, features):
         """Run the model and pick ids: (samples [B, L, 1, 1], logits, losses).
@@ -597,7 +603,7 @@ class T2TModel:
         `sampling_temp` among the `sampling_keep_top_k` best (-1: all).
         """
         logits, losses = self(features)
-        if self._target_modality_is_real:
+        if self.target_modality_is_real:
             return logits, logits, losses
         method = self._hparams.sampling_method
         if method == "argmax":
@@ -613,7 +619,7 @@ class T2TModel:
 
     def eval_autoregressive(self, features=None, decode_length=50):
         """Logits and losses of greedy decoding (for `hparams.eval_run_autoregressive`)."""
-        results = self._slow_greedy_infer(dict(features or {}), decode_length)
+        results = self.slow_greedy_infer(dict(features or {}), decode_length)
         return results["logits"], results["losses"]
 
     # ------------------------------------------------------------------ estimator

@@ -17,11 +17,12 @@ import warnings
 
 import tensorflow as tf
 
-from t2t.core import registry
 from t2t.core.modes import ModeKeys
+from t2t.core import registry
 from t2t.layers import common_attention
 from t2t.layers import common_hparams
 from t2t.layers import common_layers
+from t2t.layers import shape_utils
 from t2t.model import model_hparams
 from t2t.model import t2t_model
 
@@ -50,7 +51,7 @@ def lengths_from_ids(ids):
 
         lengths_from_ids(tf.constant([[4, 5, 1, 0], [3, 0, 0, 0]]))   # [3, 1]
     """
-    shape = common_layers.shape_list(ids)
+    shape = shape_utils.shape_list(ids)
     ids = tf.reshape(ids, shape[:2])
     positions = tf.range(1, shape[1] + 1)
     nonzero = tf.cast(tf.not_equal(ids, 0), tf.int32)
@@ -59,7 +60,7 @@ def lengths_from_ids(ids):
 
 def length_from_embedding(emb):
     """Length of each row of embeddings [B, L, 1, d] whose padding positions are zeros."""
-    nonpadding = 1.0 - common_attention.embedding_to_padding(common_layers.flatten4d3d(emb))
+    nonpadding = 1.0 - common_attention.embedding_to_padding(shape_utils.flatten4d3d(emb))
     return lengths_from_ids(nonpadding)
 
 
@@ -94,7 +95,7 @@ class _AttentionMechanism:
                              % kind)
         self.kind = kind
         self.num_units = num_units
-        self.mask = tf.sequence_mask(memory_length, common_layers.shape_list(memory)[1])
+        self.mask = tf.sequence_mask(memory_length, shape_utils.shape_list(memory)[1])
         self.values = memory * tf.cast(self.mask, memory.dtype)[:, :, tf.newaxis]
         self.keys = common_layers.dense(self.values, num_units, use_bias=False,
                                         name="memory_layer")
@@ -178,7 +179,7 @@ def lstm_attention_decoder(inputs, hparams, train, name, initial_state, encoder_
         cell = LSTMAttentionCell(_stacked_cell(hparams, train), mechanism,
                                  hparams.attention_layer_size, hparams.num_heads,
                                  hparams.output_attention)
-        batch_size = common_layers.shape_list(inputs)[0]
+        batch_size = shape_utils.shape_list(inputs)[0]
         zero_state = cell.zero_state(batch_size, tf.float32)
         if initial_state is not None:
             zero_state = (initial_state, zero_state[1])
@@ -199,17 +200,17 @@ def lstm_seq2seq_internal(inputs, targets, hparams, train, inputs_length=None,
         if inputs is not None:
             if inputs_length is None:
                 inputs_length = length_from_embedding(inputs)
-            inputs = common_layers.flatten4d3d(inputs)
+            inputs = shape_utils.flatten4d3d(inputs)
             inputs = tf.reverse_sequence(inputs, inputs_length, seq_axis=1)
             _, final_encoder_state = lstm(inputs, inputs_length, hparams, train, "encoder")
         else:
             final_encoder_state = None
         if targets_length is None:
             targets_length = length_from_embedding(targets)
-        shifted_targets = common_layers.flatten4d3d(common_layers.shift_right(targets))
+        shifted_targets = shape_utils.flatten4d3d(common_layers.shift_right(targets))
         decoder_outputs, _ = lstm(
             shifted_targets,
-            _decoder_lengths(targets_length, common_layers.shape_list(targets)[1]),
+            _decoder_lengths(targets_length, shape_utils.shape_list(targets)[1]),
             hparams, train, "decoder", initial_state=final_encoder_state)
         return tf.expand_dims(decoder_outputs, axis=2)
 
@@ -220,15 +221,15 @@ def lstm_seq2seq_internal_attention(inputs, targets, hparams, train, inputs_leng
     inputs_length, targets_length = _default_lengths(inputs, targets, inputs_length,
                                                      targets_length)
     with _v1.variable_scope("lstm_seq2seq_attention"):
-        inputs = common_layers.flatten4d3d(inputs)
+        inputs = shape_utils.flatten4d3d(inputs)
         inputs = tf.reverse_sequence(inputs, inputs_length, seq_axis=1)
         encoder_outputs, final_encoder_state = lstm(inputs, inputs_length, hparams, train,
                                                     "encoder")
-        shifted_targets = common_layers.flatten4d3d(common_layers.shift_right(targets))
+        shifted_targets = shape_utils.flatten4d3d(common_layers.shift_right(targets))
         decoder_outputs = lstm_attention_decoder(
             shifted_targets, hparams, train, "decoder", final_encoder_state, encoder_outputs,
             inputs_length,
-            _decoder_lengths(targets_length, common_layers.shape_list(targets)[1]))
+            _decoder_lengths(targets_length, shape_utils.shape_list(targets)[1]))
         return tf.expand_dims(decoder_outputs, axis=2)
 
 
@@ -267,13 +268,13 @@ def lstm_seq2seq_internal_bid_encoder(inputs, targets, hparams, train, inputs_le
     inputs_length, targets_length = _default_lengths(inputs, targets, inputs_length,
                                                      targets_length)
     with _v1.variable_scope("lstm_seq2seq_bid_encoder"):
-        inputs = common_layers.flatten4d3d(inputs)
+        inputs = shape_utils.flatten4d3d(inputs)
         _, final_encoder_state = lstm_bid_encoder(inputs, inputs_length, hparams, train,
                                                   "encoder")
-        shifted_targets = common_layers.flatten4d3d(common_layers.shift_right(targets))
+        shifted_targets = shape_utils.flatten4d3d(common_layers.shift_right(targets))
         decoder_outputs, _ = lstm(
             shifted_targets,
-            _decoder_lengths(targets_length, common_layers.shape_list(targets)[1]),
+            _decoder_lengths(targets_length, shape_utils.shape_list(targets)[1]),
             _double_hidden(hparams), train, "decoder", initial_state=final_encoder_state)
         with _v1.variable_scope("projection"):
             projected = common_layers.dense(decoder_outputs, hparams.hidden_size)
@@ -286,14 +287,14 @@ def lstm_seq2seq_internal_attention_bid_encoder(inputs, targets, hparams, train,
     inputs_length, targets_length = _default_lengths(inputs, targets, inputs_length,
                                                      targets_length)
     with _v1.variable_scope("lstm_seq2seq_attention_bid_encoder"):
-        inputs = common_layers.flatten4d3d(inputs)
+        inputs = shape_utils.flatten4d3d(inputs)
         encoder_outputs, final_encoder_state = lstm_bid_encoder(inputs, inputs_length,
                                                                 hparams, train, "encoder")
-        shifted_targets = common_layers.flatten4d3d(common_layers.shift_right(targets))
+        shifted_targets = shape_utils.flatten4d3d(common_layers.shift_right(targets))
         decoder_outputs = lstm_attention_decoder(
             shifted_targets, _double_hidden(hparams), train, "decoder", final_encoder_state,
             encoder_outputs, inputs_length,
-            _decoder_lengths(targets_length, common_layers.shape_list(targets)[1]))
+            _decoder_lengths(targets_length, shape_utils.shape_list(targets)[1]))
         return tf.expand_dims(decoder_outputs, axis=2)
 
 
@@ -325,7 +326,7 @@ class _LSTMModel(t2t_model.T2TModel):
         """Per-example target lengths; in PREDICT every position of the decoded prefix
         counts, even a generated 0 (PAD) id, so decoding never stalls on one."""
         if self.is_predicting:
-            shape = common_layers.shape_list(features["targets"])
+            shape = shape_utils.shape_list(features["targets"])
             return tf.fill([shape[0]], shape[1])
         return self._lengths(features, "targets")
 
@@ -341,7 +342,7 @@ class LSTMEncoder(_LSTMModel):
     def body(self, features):
         self._check_features(features, needs_inputs=True)
         inputs_length = self._lengths(features, "inputs")
-        inputs = common_layers.flatten4d3d(features["inputs"])
+        inputs = shape_utils.flatten4d3d(features["inputs"])
         inputs = tf.reverse_sequence(inputs, inputs_length, seq_axis=1)
         encoder_output, _ = lstm(inputs, inputs_length, self._hparams, self._train, "encoder")
         return tf.expand_dims(encoder_output, axis=2)

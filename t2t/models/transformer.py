@@ -24,10 +24,11 @@ import dataclasses
 import tensorflow as tf
 
 from t2t.core import registry
+from t2t.layers.attention_config import MultiheadAttentionConfig
 from t2t.layers import common_attention
 from t2t.layers import common_hparams
 from t2t.layers import common_layers
-from t2t.layers.attention_config import MultiheadAttentionConfig
+from t2t.layers import shape_utils
 from t2t.model import t2t_model
 from t2t.models import transformer_fast_decode
 
@@ -108,7 +109,7 @@ def transformer_prepare_encoder(inputs, target_space, hparams, features=None, ty
         targets_segmentation = features.get("targets_segmentation")
         if unidirectional:
             encoder_self_attention_bias = common_attention.attention_bias_lower_triangle(
-                common_layers.shape_list(inputs)[1]) + (
+                shape_utils.shape_list(inputs)[1]) + (
                     common_attention.attention_bias_same_segment(inputs_segmentation,
                                                                  inputs_segmentation))
         else:
@@ -125,14 +126,14 @@ def transformer_prepare_encoder(inputs, target_space, hparams, features=None, ty
         ignore_padding = common_attention.attention_bias_ignore_padding(encoder_padding)
         if unidirectional:
             encoder_self_attention_bias = common_attention.attention_bias_lower_triangle(
-                common_layers.shape_list(inputs)[1])
+                shape_utils.shape_list(inputs)[1])
         else:
             encoder_self_attention_bias = ignore_padding
         encoder_decoder_attention_bias = ignore_padding
         inputs_position = None
     if hparams.get("proximity_bias"):
         encoder_self_attention_bias += common_attention.attention_bias_proximal(
-            common_layers.shape_list(inputs)[1])
+            shape_utils.shape_list(inputs)[1])
     if target_space is not None and hparams.get("use_target_space_embedding", True):
         encoder_input += _target_space_embedding(target_space, ishape_static[-1], hparams,
                                                  reuse_target_embedding)
@@ -143,9 +144,9 @@ def transformer_prepare_encoder(inputs, target_space, hparams, features=None, ty
                                                  name="type_embedding")
     encoder_input = _add_positions(encoder_input, hparams, inputs_position,
                                    "inputs_positional_embedding")
-    encoder_self_attention_bias = common_layers.cast_like(encoder_self_attention_bias,
+    encoder_self_attention_bias = shape_utils.cast_like(encoder_self_attention_bias,
                                                           encoder_input)
-    encoder_decoder_attention_bias = common_layers.cast_like(encoder_decoder_attention_bias,
+    encoder_decoder_attention_bias = shape_utils.cast_like(encoder_decoder_attention_bias,
                                                              encoder_input)
     return encoder_input, encoder_self_attention_bias, encoder_decoder_attention_bias
 
@@ -171,7 +172,7 @@ def transformer_prepare_decoder(targets, hparams, features=None, pad=None):
     targets: [B, L, d] embedded targets. Returns (decoder_input [B, L, d],
     decoder_self_attention_bias [1 or B, 1, L, L]): causal, and same-segment for packed rows.
     """
-    length = common_layers.shape_list(targets)[1]
+    length = shape_utils.shape_list(targets)[1]
     if hparams.get("causal_decoder_self_attention", True):
         if hparams.get("prepend_mode") == "prepend_inputs_full_attention":
             decoder_self_attention_bias = (
@@ -223,7 +224,7 @@ def transformer_ffn_layer(x, hparams, pad_remover=None, conv_padding="LEFT",
         ffn_layer = "dense_relu_dense"  # T2T's old name.
     if ffn_layer == "dense_relu_dense":
         if pad_remover is not None:
-            original_shape = common_layers.shape_list(x)
+            original_shape = shape_utils.shape_list(x)
             # Collapse x across examples and drop the padding positions.
             x = tf.reshape(x, tf.concat([[-1], original_shape[2:]], axis=0))
             x = tf.expand_dims(pad_remover.remove(x), axis=0)
@@ -368,7 +369,7 @@ def transformer_decoder(decoder_input, encoder_output, decoder_self_attention_bi
 def transformer_encode(encoder_function, inputs, target_space, hparams, attention_weights=None,
                        features=None, losses=None, prepare_encoder_fn=None, **kwargs):
     """Embedded inputs [B, L, 1, d] -> (encoder_output [B, L, d], enc-dec attention bias)."""
-    inputs = common_layers.flatten4d3d(inputs)
+    inputs = shape_utils.flatten4d3d(inputs)
     prepare_encoder_fn = prepare_encoder_fn or transformer_prepare_encoder
     encoder_input, self_attention_bias, encoder_decoder_attention_bias = prepare_encoder_fn(
         inputs, target_space, hparams, features=features)
@@ -448,8 +449,8 @@ class Transformer(t2t_model.T2TModel):
         else:
             encoder_output, encoder_decoder_attention_bias = None, None
         targets = features["targets"]
-        targets_shape = common_layers.shape_list(targets)
-        targets = common_layers.flatten4d3d(targets)
+        targets_shape = shape_utils.shape_list(targets)
+        targets = shape_utils.flatten4d3d(targets)
         decoder_input, decoder_self_attention_bias = self._prepare_decoder_fn(
             targets, hparams, features=features)
         decoder_output = self.decode(
@@ -504,7 +505,7 @@ class TransformerEncoder(t2t_model.T2TModel):
     def body(self, features):
         """features["inputs"] [B, L, 1, d] -> encoder output [B, L, 1, d]."""
         hparams = self._hparams
-        inputs = common_layers.flatten4d3d(features["inputs"])
+        inputs = shape_utils.flatten4d3d(features["inputs"])
         # T2T passed no features here, so packed rows attended across examples.
         encoder_input, encoder_self_attention_bias, _ = transformer_prepare_encoder(
             inputs, features.get("target_space_id"), hparams, features=features)

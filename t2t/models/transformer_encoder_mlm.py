@@ -27,11 +27,12 @@ on plain int ids (the TF Hub encoder export and its tests use it):
 """
 import tensorflow as tf
 
-from t2t.core import registry
 from t2t.core.modes import ModeKeys
+from t2t.core import registry
 from t2t.layers import common_attention
 from t2t.layers import common_layers
 from t2t.layers import modalities
+from t2t.layers import shape_utils
 from t2t.model import t2t_model
 from t2t.models import transformer
 from t2t.optim import optimize as optimize_lib
@@ -96,7 +97,7 @@ def next_sentence_loss(pooled_output, labels):
 
 def _nonpadding_embedding(embedded, input_mask):
     """Embedded ids [B, L, 1, d] -> [B, L, d], zeroed where input_mask is 0."""
-    embedded = common_layers.flatten4d3d(embedded)
+    embedded = shape_utils.flatten4d3d(embedded)
     return embedded * tf.cast(input_mask, embedded.dtype)[:, :, tf.newaxis]
 
 
@@ -110,7 +111,7 @@ class TransformerEncoderMlm(t2t_model.T2TModel):
         if raw_ids is None:
             raise ValueError("transformer_encoder_mlm needs symbol \"inputs\" (a masked-LM "
                              "problem such as masked_lm_tmpdir)")
-        raw_ids = tf.reshape(raw_ids, common_layers.shape_list(raw_ids)[:2])
+        raw_ids = tf.reshape(raw_ids, shape_utils.shape_list(raw_ids)[:2])
         type_ids = features.get("input_type_ids")
         if type_ids is None:
             type_ids = tf.zeros_like(raw_ids)

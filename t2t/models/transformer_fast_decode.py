@@ -27,6 +27,7 @@ from absl import logging
 from t2t.layers import common_attention
 from t2t.layers import common_layers
 from t2t.layers import modalities
+from t2t.layers import shape_utils
 from t2t.optim import optimize as optimize_lib
 from t2t.search import beam_search
 from t2t.search import sampling
@@ -54,7 +55,7 @@ def fast_decode_unsupported_reason(model):
     hparams = model.hparams
     p_hparams = model.problem_hparams
     target_modality = p_hparams.modality["targets"]
-    if "class_label" in target_modality or model._target_modality_is_real:
+    if "class_label" in target_modality or model.target_modality_is_real:
         return "targets of modality %r are not generated token by token" % target_modality
     if hparams.self_attention_type not in ("dot_product", "dot_product_relative"):
         return "self_attention_type %r has no cache" % hparams.self_attention_type
@@ -157,7 +158,7 @@ def fast_decode(encoder_output, encoder_decoder_attention_bias, symbols_to_logit
        "cache": the final cache}. Greedy rows hold 0s after their EOS.
     """
     if encoder_output is not None:
-        batch_size = common_layers.shape_list(encoder_output)[0]
+        batch_size = shape_utils.shape_list(encoder_output)[0]
     if batch_size is None:
         raise ValueError("fast_decode without an encoder output needs batch_size")
     cache = init_cache_fn(cache=cache, hparams=hparams, batch_size=batch_size,
@@ -231,7 +232,7 @@ def fast_decode_tpu(encoder_output, encoder_decoder_attention_bias, symbols_to_l
     """
     decode_length = _static_length(decode_length)
     if encoder_output is not None:
-        batch_size = common_layers.shape_list(encoder_output)[0]
+        batch_size = shape_utils.shape_list(encoder_output)[0]
     if batch_size is None:
         raise ValueError("fast_decode_tpu without an encoder output needs batch_size")
     cache = init_cache_fn(cache=cache, hparams=hparams, batch_size=batch_size,
@@ -338,7 +339,7 @@ def _repeat_rows(tensor, times):
 def _targets_scope_name(model):
     """The variable scope T2TModel.bottom uses for the "targets" feature."""
     modality_name = model.modality_name("targets")
-    target_names = model._target_modality_names()
+    target_names = model.target_modality_names()
     return modality_name if len(target_names) == 1 else "%s/targets" % modality_name
 
 
@@ -394,16 +395,16 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
     if reason is not None:
         logging.info("Fast decoding unavailable (%s); using the slow decoder.", reason)
         if beam_size > 1:
-            return model._beam_decode_slow(features, decode_length, beam_size, top_beams,
+            return model.beam_decode_slow(features, decode_length, beam_size, top_beams,
                                            alpha, use_tpu)
-        return model._slow_greedy_infer(features, decode_length)
+        return model.slow_greedy_infer(features, decode_length)
 
     hparams = model.hparams
     features = dict(features)
-    model._fill_problem_hparams_features(features)
+    model.fill_problem_hparams_features(features)
     extra_length = features.get("decode_length", decode_length)
     # As T2TModel.call: the first build creates the variables, later ones reuse them.
-    reuse = True if model._variables_exist() else None
+    reuse = True if model.variables_exist() else None
     initializer = optimize_lib.get_variable_initializer(hparams)
     with _v1.variable_scope(model.name, reuse=reuse, use_resource=True,
                             initializer=initializer):
@@ -411,7 +412,7 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
         if model.has_input:
             inputs = _to_4d(tf.cast(features["inputs"], tf.int32))
             features["inputs"] = inputs
-            batch_size, input_length = common_layers.shape_list(inputs)[:2]
+            batch_size, input_length = shape_utils.shape_list(inputs)[:2]
             total_length = input_length + extra_length
             embedded = _embed_inputs(model, inputs)
             with _v1.variable_scope("body"):
@@ -426,8 +427,8 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
                 raise ValueError("decoding a model without inputs needs a prompt: ids in "
                                  "features['inputs'] or features['targets'] (length may be 0)")
             partial_targets = tf.reshape(tf.cast(prompt, tf.int32),
-                                         common_layers.shape_list(prompt)[:2])
-            batch_size, partial_length = common_layers.shape_list(partial_targets)
+                                         shape_utils.shape_list(prompt)[:2])
+            batch_size, partial_length = shape_utils.shape_list(partial_targets)
             total_length = partial_length + extra_length
 
         fixed = bool(use_tpu)
@@ -448,12 +449,12 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
         def symbols_to_logits_fn(ids, i, cache):
             """ids [B', i + 1] (the start id first) -> logits [B', vocab] for position i."""
             targets = _to_4d(ids[:, -1:])
-            targets = common_layers.flatten4d3d(_embed_targets(model, targets))
+            targets = shape_utils.flatten4d3d(_embed_targets(model, targets))
             # Position 0 sees the all-zero "shifted" input, as in training.
             targets *= tf.cast(tf.greater(i, 0), targets.dtype)
             if positional_encoding is not None:
                 signal = tf.slice(positional_encoding, [0, i, 0], [1, 1, -1])
-                targets += common_layers.cast_like(signal, targets)
+                targets += shape_utils.cast_like(signal, targets)
             if fixed:
                 # The whole preallocated cache, its unwritten positions masked.
                 bias = tf.slice(self_attention_bias, [0, 0, i, 0], [1, 1, 1, total_length])
@@ -468,7 +469,7 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
             logits = tf.reshape(logits, [-1, vocab_size])
             if partial_targets is not None:
                 # Inside the prompt, the prompt's id is the only choice.
-                beams = common_layers.shape_list(logits)[0] // batch_size
+                beams = shape_utils.shape_list(logits)[0] // batch_size
                 unforced = logits
 
                 def forced():

@@ -31,10 +31,11 @@ import tensorflow as tf
 from absl import logging
 
 from t2t.core import errors
-from t2t.core import registry
 from t2t.core.modes import ModeKeys
+from t2t.core import registry
 from t2t.layers import common_attention
 from t2t.layers import common_layers
+from t2t.layers import shape_utils
 from t2t.model import model_specs
 from t2t.model import t2t_model
 from t2t.models import transformer
@@ -84,7 +85,7 @@ class TransformerSpan(t2t_model.T2TModel):
         if inputs.dtype.is_integer:
             x = codepoint_hash_embedding(_ids_2d(inputs), hparams)
         else:
-            x = common_layers.flatten4d3d(inputs)
+            x = shape_utils.flatten4d3d(inputs)
         mask = tf.cast(_ids_2d(features["input_mask"]), x.dtype)
         segments = tf.cast(_ids_2d(features["segment_ids"]), tf.int32)
         x += common_layers.embedding(segments, 2, hparams.hidden_size, name="type_embedding")

@@ -32,6 +32,7 @@ from t2t.data import generator_utils
 from t2t.encoders import text_encoder
 from t2t.layers.modality_type import ModalityType
 from t2t.problems import problem
+from t2t.problems import spaces
 
 
 @contextlib.contextmanager
@@ -183,8 +184,8 @@ class AlgorithmicProblem(problem.Problem):
         vocab_size = self.num_symbols + text_encoder.NUM_RESERVED_TOKENS
         p.modality = {"inputs": ModalityType.SYMBOL, "targets": ModalityType.SYMBOL}
         p.vocab_size = {"inputs": vocab_size, "targets": vocab_size}
-        p.input_space_id = problem.SpaceID.DIGIT_0
-        p.target_space_id = problem.SpaceID.DIGIT_1
+        p.input_space_id = spaces.SpaceID.DIGIT_0
+        p.target_space_id = spaces.SpaceID.DIGIT_1
 
 
 def _random_length(max_length):

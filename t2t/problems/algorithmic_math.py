@@ -25,13 +25,14 @@ import random
 from absl import logging
 import tensorflow as tf
 
-from t2t.core import registry
 from t2t.core.progress import Progress
+from t2t.core import registry
 from t2t.data import generator_utils
 from t2t.encoders import text_encoder
 from t2t.layers.modality_type import ModalityType
 from t2t.problems import algorithmic
 from t2t.problems import problem
+from t2t.problems import spaces
 
 
 def _sympy():
@@ -466,8 +467,8 @@ class AlgorithmicMathProblem(problem.Problem):
         vocab_size = self._encoders["targets"].vocab_size
         p.modality = {"inputs": ModalityType.SYMBOL, "targets": ModalityType.SYMBOL}
         p.vocab_size = {"inputs": vocab_size, "targets": vocab_size}
-        p.input_space_id = problem.SpaceID.GENERIC
-        p.target_space_id = problem.SpaceID.GENERIC
+        p.input_space_id = spaces.SpaceID.GENERIC
+        p.target_space_id = spaces.SpaceID.GENERIC
 
 
 @registry.register_problem

@@ -20,7 +20,7 @@ Translation problems use it through their `datatypes_to_clean` property (["txt"]
 """
 import re
 
-from t2t.encoders import text_encoder
+from t2t.encoders import escaping
 
 _QUOTES = "\"“”"
 _ANY_QUOTE = "[%s]" % _QUOTES
@@ -75,8 +75,8 @@ def is_noise(sentence):
 
 def split_sentences(sentence_en, sentence_xx):
     """Both sides cut at sentence breaks: ([English sentences], [other sentences])."""
-    sentence_en = text_encoder.native_to_unicode(sentence_en)
-    sentence_xx = text_encoder.native_to_unicode(sentence_xx)
+    sentence_en = escaping.native_to_unicode(sentence_en)
+    sentence_xx = escaping.native_to_unicode(sentence_xx)
     en = _EN_BREAK.sub(r"\1\2%s\3" % _BREAK, sentence_en)
     xx = _XX_BREAK.sub(r"\1%s\2" % _BREAK, sentence_xx)
     return en.split(_BREAK), xx.split(_BREAK)

@@ -31,13 +31,13 @@ import tensorflow as tf
 from absl import logging
 
 from t2t.core import errors
-from t2t.core import registry
 from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
+from t2t.core import registry
 from t2t.encoders import text_encoder
 from t2t.evaluation.metrics import Metrics
 from t2t.layers.modality_type import ModalityType
-from t2t.problems import problem
+from t2t.problems import spaces
 from t2t.problems import text2text
 
 _TRAIN = ModeKeys.TRAIN
@@ -216,7 +216,7 @@ class MaskedLmProblem(text2text.Text2TextProblem):
         return [Metrics.ACC, Metrics.NEG_LOG_PERPLEXITY]
 
     def generate_text_for_vocab(self, data_dir, tmp_dir):
-        lines = self.generate_lines(data_dir, tmp_dir, problem.DatasetSplit.TRAIN)
+        lines = self.generate_lines(data_dir, tmp_dir, spaces.DatasetSplit.TRAIN)
         for count, line in enumerate(lines):
             if self.max_samples_for_vocab and count >= self.max_samples_for_vocab:
                 return
@@ -346,12 +346,12 @@ class MaskedLmTmpdir(MaskedLmProblem):
 
     One sentence a line; a blank line ends a document.
     """
-    FILES = {problem.DatasetSplit.TRAIN: "train.txt", problem.DatasetSplit.EVAL: "dev.txt"}
+    FILES = {spaces.DatasetSplit.TRAIN: "train.txt", spaces.DatasetSplit.EVAL: "dev.txt"}
 
     @property
     def dataset_splits(self):
-        return [{"split": problem.DatasetSplit.TRAIN, "shards": 10},
-                {"split": problem.DatasetSplit.EVAL, "shards": 1}]
+        return [{"split": spaces.DatasetSplit.TRAIN, "shards": 10},
+                {"split": spaces.DatasetSplit.EVAL, "shards": 1}]
 
     def generate_lines(self, data_dir, tmp_dir, dataset_split):
         del data_dir

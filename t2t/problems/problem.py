@@ -33,7 +33,9 @@ import tensorflow as tf
 from t2t.core import errors
 from t2t.core.hparam import HParams
 from t2t.core.modes import ModeKeys
+from t2t.data import batching
 from t2t.data import data_reader, generator_utils, shard_check
+from t2t.data import packing
 from t2t.data.record_windows import RecordWindows
 from t2t.encoders import text_encoder
 from t2t.evaluation import metrics
@@ -297,13 +299,11 @@ class Problem:
             data_dir = getattr(model_hparams, "data_dir", None) or None
             self.get_feature_encoders(data_dir)
 
-        hp = _default_hparams()
+        hp = default_problem_hparams()
         if self.hparams(hp, model_hparams) is not None:
             raise ValueError("%s.hparams must change the defaults it is given and return None" %
                              type(self).__name__)
-        hp.add_hparam("vocabulary", dict(self._encoders))
-        hp.add_hparam("was_reversed", self._was_reversed)
-        hp.add_hparam("was_copy", self._was_copy)
+        add_encoder_hparams(hp, self._encoders, self._was_reversed, self._was_copy)
         if self._was_reversed:
             _reverse_problem_hparams(hp)
         if self._was_copy:
@@ -485,7 +485,7 @@ class Problem:
         if shuffle_files and is_training:
             dataset = dataset.shuffle(shuffle_buffer_size)
         if _hparam(hparams, "pack_dataset", False) and mode != _PREDICT:
-            dataset = data_reader.pack_dataset(dataset, self._packed_length(hparams),
+            dataset = packing.pack_dataset(dataset, self._packed_length(hparams),
                                                keys=self._packed_keys(dataset.element_spec))
         return dataset.prefetch(output_buffer_size or tf.data.AUTOTUNE)
 
@@ -690,7 +690,7 @@ class Problem:
         dataset = dataset.map(data_reader.cast_ints_to_int32)
         padded_shapes = tf.nest.map_structure(lambda spec: spec.shape, dataset.element_spec)
         if use_tpu:
-            padded_shapes = data_reader.pad_for_tpu(padded_shapes, hparams, hparams.max_length)
+            padded_shapes = batching.pad_for_tpu(padded_shapes, hparams, hparams.max_length)
             batch_size = getattr(decode_hparams, "batch_size", 1) if decode_hparams else 1
             batch_size = batch_size or 1
             dataset = dataset.padded_batch(batch_size, padded_shapes, drop_remainder=False)
@@ -747,8 +747,13 @@ def _copy_problem_hparams(p_hparams):
     p.was_copy = True
 
 
-def _default_hparams():
-    """The problem hparams every Problem starts from."""
+def default_problem_hparams():
+    """The problem hparams every Problem starts from: the one schema of problem hparams.
+
+        hp = default_problem_hparams()
+        hp.modality, hp.vocab_size, hp.input_space_id     # {}, {}, 0
+        add_encoder_hparams(hp, {"targets": encoder})     # what Problem.get_hparams adds last
+    """
     return HParams(
         # Ratio of tokens in this tokenization to an "official" one, for
         # comparable per-word perplexities (e.g. 2.0 for characters).
@@ -765,10 +770,23 @@ def _default_hparams():
         target_space_id=SpaceID.GENERIC)
 
 
+_default_hparams = default_problem_hparams  # T2T's name
+
+
+def add_encoder_hparams(hp, encoders, was_reversed=False, was_copy=False):
+    """Add what t2t sets after `Problem.hparams`: the feature encoders ("vocabulary") and
+    whether the problem is a _rev or _copy variant."""
+    hp.add_hparam("vocabulary", dict(encoders))
+    hp.add_hparam("was_reversed", was_reversed)
+    hp.add_hparam("was_copy", was_copy)
+    return hp
+
+
 def problem_hparams_to_features(problem_hparams):
     """{"input_space_id": int, "target_space_id": int} from problem hparams (or zeros)."""
-    input_space_id, target_space_id = 0, 0
+    space_ids = {"input_space_id": 0, "target_space_id": 0}
     if problem_hparams:
-        input_space_id = problem_hparams.input_space_id
-        target_space_id = problem_hparams.target_space_id
-    return {"input_space_id": input_space_id, "target_space_id": target_space_id}
+        for key in space_ids:
+            value = problem_hparams.get(key)
+            space_ids[key] = 0 if value is None else value
+    return space_ids

@@ -33,9 +33,12 @@ import tensorflow as tf
 from t2t.core import errors
 from t2t.core.progress import Progress
 from t2t.data import generator_utils
+from t2t.encoders import escaping
 from t2t.encoders import text_encoder
 from t2t.layers.modality_type import ModalityType
+from t2t.problems import preprocessing
 from t2t.problems import problem
+from t2t.problems import spaces
 
 
 class VocabType:
@@ -52,8 +55,8 @@ class Text2TextProblem(problem.Problem):
     @property
     def dataset_splits(self):
         """Splits to produce and the number of shards of each."""
-        return [{"split": problem.DatasetSplit.TRAIN, "shards": 100},
-                {"split": problem.DatasetSplit.EVAL, "shards": 1}]
+        return [{"split": spaces.DatasetSplit.TRAIN, "shards": 100},
+                {"split": spaces.DatasetSplit.EVAL, "shards": 1}]
 
     @property
     def is_generate_per_split(self):
@@ -158,7 +161,7 @@ class Text2TextProblem(problem.Problem):
 
     def _samples_for_vocab(self, data_dir, tmp_dir):
         """The first `max_samples_for_vocab` training samples (all if None)."""
-        samples = self.generate_samples(data_dir, tmp_dir, problem.DatasetSplit.TRAIN)
+        samples = self.generate_samples(data_dir, tmp_dir, spaces.DatasetSplit.TRAIN)
         return itertools.islice(samples, self.max_samples_for_vocab or None)
 
     def generate_text_for_vocab(self, data_dir, tmp_dir):
@@ -254,9 +257,9 @@ class Text2TextProblem(problem.Problem):
         del task_id
         tf.io.gfile.makedirs(data_dir)
         filepath_fns = {
-            problem.DatasetSplit.TRAIN: self.training_filepaths,
-            problem.DatasetSplit.EVAL: self.dev_filepaths,
-            problem.DatasetSplit.TEST: self.test_filepaths,
+            spaces.DatasetSplit.TRAIN: self.training_filepaths,
+            spaces.DatasetSplit.EVAL: self.dev_filepaths,
+            spaces.DatasetSplit.TEST: self.test_filepaths,
         }
         split_paths = [(split["split"], filepath_fns[split["split"]](
             data_dir, split["shards"], shuffled=self.already_shuffled))
@@ -268,7 +271,7 @@ class Text2TextProblem(problem.Problem):
                     self.generate_encoded_samples(data_dir, tmp_dir, split), paths)
         else:
             generator_utils.generate_files(
-                self.generate_encoded_samples(data_dir, tmp_dir, problem.DatasetSplit.TRAIN),
+                self.generate_encoded_samples(data_dir, tmp_dir, spaces.DatasetSplit.TRAIN),
                 all_paths)
         generator_utils.shuffle_dataset(all_paths, extra_fn=self._pack_fn())
 
@@ -447,14 +450,14 @@ class Text2RealProblem(Text2TextProblem):
         p = defaults
         p.modality = {"inputs": ModalityType.SYMBOL, "targets": ModalityType.REAL_L2_LOSS}
         p.vocab_size = {"inputs": self._encoders["inputs"].vocab_size, "targets": self.ntasks}
-        p.target_space_id = problem.SpaceID.REAL
+        p.target_space_id = spaces.SpaceID.REAL
         p.add_hparam("regression_targets", True)
 
     def max_length(self, model_hparams):
         return model_hparams.batch_size * self.ntasks
 
     def preprocess_example(self, example, mode, hparams):
-        example = problem.preprocess_example_common(example, mode, hparams)
+        example = preprocessing.preprocess_example_common(example, mode, hparams)
         example["targets"] = tf.reshape(example["targets"], [1, 1, self.ntasks])
         return example
 
@@ -594,7 +597,7 @@ class ChoppedTextProblem(Text2SelfProblem):
     def filepath_to_unicode_strings(self, filepath):
         """The text of a file as unicode strings (one string by default)."""
         with tf.io.gfile.GFile(filepath, "rb") as f:
-            yield text_encoder.to_unicode_ignore_errors(f.read())
+            yield escaping.to_unicode_ignore_errors(f.read())
 
     def file_generator(self, filepaths, max_chars_per_file=None, max_chars_total=None):
         """Strings from the files, cut to at most the given numbers of characters."""

@@ -14,7 +14,7 @@ import tensorflow as tf
 
 from t2t.core import errors, registry
 from t2t.encoders import text_encoder
-from t2t.problems import problem, text2text
+from t2t.problems import spaces, text2text
 
 
 def _require_file(problem_name, path, contents):
@@ -44,7 +44,7 @@ class Text2textTmpdir(text2text.Text2TextProblem):
 
     def generate_samples(self, data_dir, tmp_dir, dataset_split):
         del data_dir
-        is_training = dataset_split == problem.DatasetSplit.TRAIN
+        is_training = dataset_split == spaces.DatasetSplit.TRAIN
         names = self.TRAIN_FILES if is_training else self.EVAL_FILES
         folder = self._tmp_dir_override or tmp_dir
         inputs_file, targets_file = [
@@ -108,7 +108,7 @@ class Text2textTmpdirTsv(Text2textTmpdir):
 
     def generate_samples(self, data_dir, tmp_dir, dataset_split):
         del data_dir
-        is_training = dataset_split == problem.DatasetSplit.TRAIN
+        is_training = dataset_split == spaces.DatasetSplit.TRAIN
         name = self.TRAIN_FILE if is_training else self.EVAL_FILE
         path = _require_file(self.name, os.path.join(self._tmp_dir_override or tmp_dir, name),
                              "one input<TAB>target pair per line")

@@ -32,12 +32,14 @@ import zipfile
 from absl import logging
 import tensorflow as tf
 
+from t2t.core import atomic_files
+from t2t.core import download
 from t2t.core.progress import Progress
 from t2t.data import generator_utils
 from t2t.encoders import text_encoder
 from t2t.evaluation import bleu_hook
 from t2t.problems import cleaner_en_xx
-from t2t.problems import problem
+from t2t.problems import spaces
 from t2t.problems import text2text
 
 try:  # POSIX only; without it concurrent datagen processes simply do not coordinate.
@@ -77,7 +79,7 @@ class TranslateProblem(text2text.Text2TextProblem):
 
     def vocab_data_files(self):
         """The corpora the subword vocab is sampled from (default: the training corpora)."""
-        return self.source_data_files(problem.DatasetSplit.TRAIN)
+        return self.source_data_files(spaces.DatasetSplit.TRAIN)
 
     def generate_samples(self, data_dir, tmp_dir, dataset_split,
                          custom_iterator=text2text.text2text_txt_iterator):
@@ -86,7 +88,7 @@ class TranslateProblem(text2text.Text2TextProblem):
         datasets = self.source_data_files(dataset_split)
         tag = "dev"
         datatypes_to_clean = None
-        if dataset_split == problem.DatasetSplit.TRAIN:
+        if dataset_split == spaces.DatasetSplit.TRAIN:
             tag = "train"
             datatypes_to_clean = self.datatypes_to_clean
             if self.datatypes_to_clean_override is not None:
@@ -282,9 +284,9 @@ def _fetch_dataset(tmp_dir, dataset):
     url, files = dataset[0], dataset[1]
     filename = os.path.basename(url)
     with _archive_lock(tmp_dir, filename):
-        archive = generator_utils.maybe_download(tmp_dir, filename, url)
+        archive = download.maybe_download(tmp_dir, filename, url)
         if _is_archive(archive):
-            generator_utils.maybe_extract(archive, tmp_dir)
+            download.maybe_extract(archive, tmp_dir)
         if files[0] == "tsv":
             pattern = os.path.join(tmp_dir, files[3])
             paths = sorted(tf.io.gfile.glob(pattern))
@@ -294,7 +296,7 @@ def _fetch_dataset(tmp_dir, dataset):
             local = []
             for path in paths:
                 if path.endswith(".gz"):
-                    generator_utils.gunzip_file(path, _without_gz(path))
+                    download.gunzip_file(path, _without_gz(path))
                     path = _without_gz(path)
                 local.append(path)
             return sorted(set(local))
@@ -306,7 +308,7 @@ def _fetch_dataset(tmp_dir, dataset):
                 raise ValueError("compile_data: %s is not in %s (from %s); check the file "
                                  "names listed for this corpus" % (name, filename, url))
             if path.endswith(".gz") and files[0] != "tmx":
-                generator_utils.gunzip_file(path, _without_gz(path))
+                download.gunzip_file(path, _without_gz(path))
                 path = _without_gz(path)
             local.append(path)
         return local
@@ -363,8 +365,8 @@ def compile_data(tmp_dir, datasets, filename, datatypes_to_clean=None):
         logging.info("Skipping compile data, found files:\n%s\n%s", lang1_path, lang2_path)
         return filename
     progress = Progress("compile_data %s" % os.path.basename(filename), unit="pairs")
-    with generator_utils.atomic_write(lang1_path, "w") as lang1_file, \
-            generator_utils.atomic_write(lang2_path, "w") as lang2_file:
+    with atomic_files.atomic_write(lang1_path, "w") as lang1_file, \
+            atomic_files.atomic_write(lang2_path, "w") as lang2_file:
         for dataset in datasets:
             before = progress.count
             for source, target in _dataset_pairs(tmp_dir, dataset, datatypes_to_clean):

@@ -28,7 +28,7 @@ and `translate_ende_wmt32k-dev-00000-of-00001`. An example on disk:
 |                                  | into 1024-long examples                |
 """
 from t2t.core import registry
-from t2t.problems import problem
+from t2t.problems import spaces
 from t2t.problems import text2text
 from t2t.problems import translate
 from t2t.problems import wiki_lm
@@ -84,7 +84,7 @@ class TranslateEndeWmt32k(translate.TranslateProblem):
         return []
 
     def source_data_files(self, dataset_split):
-        train = dataset_split == problem.DatasetSplit.TRAIN
+        train = dataset_split == spaces.DatasetSplit.TRAIN
         train_datasets = _ENDE_TRAIN_DATASETS + self.additional_training_datasets
         return train_datasets if train else _ENDE_EVAL_DATASETS
 
@@ -162,7 +162,7 @@ class TranslateEndePc32k(translate.TranslateProblem):
         return []
 
     def source_data_files(self, dataset_split):
-        train = dataset_split == problem.DatasetSplit.TRAIN
+        train = dataset_split == spaces.DatasetSplit.TRAIN
         train_datasets = _ENDE_PARACRAWL_DATASETS + self.additional_training_datasets
         return train_datasets if train else _ENDE_EVAL_DATASETS
 

@@ -38,8 +38,9 @@ from t2t.core import atomic_files
 from t2t.core import download
 from t2t.core import errors
 from t2t.core import registry
+from t2t.encoders import escaping
 from t2t.encoders import text_encoder
-from t2t.problems import problem
+from t2t.problems import spaces
 from t2t.problems import translate
 
 # The repository multi30k/dataset at the commit that added data/task1/raw (the files have
@@ -57,9 +58,9 @@ MULTI30K_SHA256 = {
 }
 # The file prefix of each split: dev is Multi30k's val, test its 2016 Flickr test set.
 SPLIT_PREFIXES = {
-    problem.DatasetSplit.TRAIN: "train",
-    problem.DatasetSplit.EVAL: "val",
-    problem.DatasetSplit.TEST: "test_2016_flickr",
+    spaces.DatasetSplit.TRAIN: "train",
+    spaces.DatasetSplit.EVAL: "val",
+    spaces.DatasetSplit.TEST: "test_2016_flickr",
 }
 TEST_SET = "test_2016_flickr"
 NORMALIZATION = "NFC"
@@ -81,7 +82,7 @@ class NormalizingSubwordTextEncoder(text_encoder.SubwordTextEncoder):
     """
 
     def encode(self, s):
-        return super().encode(normalize_sentence(text_encoder.native_to_unicode(s)))
+        return super().encode(normalize_sentence(escaping.native_to_unicode(s)))
 
 
 def file_sha256(path):
@@ -139,9 +140,9 @@ class TranslateEndeMulti30k(translate.TranslateProblem):
 
     @property
     def dataset_splits(self):
-        return [{"split": problem.DatasetSplit.TRAIN, "shards": 10},
-                {"split": problem.DatasetSplit.EVAL, "shards": 1},
-                {"split": problem.DatasetSplit.TEST, "shards": 1}]
+        return [{"split": spaces.DatasetSplit.TRAIN, "shards": 10},
+                {"split": spaces.DatasetSplit.EVAL, "shards": 1},
+                {"split": spaces.DatasetSplit.TEST, "shards": 1}]
 
     def source_data_files(self, dataset_split):
         """[[url of the source side], [url of the target side]] of a split (for listings)."""
@@ -198,7 +199,7 @@ class TranslateEndeMulti30k(translate.TranslateProblem):
 
     def generate_text_for_vocab(self, data_dir, tmp_dir):
         """Every training sentence of both languages (val and test stay unseen)."""
-        for sample in self.generate_samples(data_dir, tmp_dir, problem.DatasetSplit.TRAIN):
+        for sample in self.generate_samples(data_dir, tmp_dir, spaces.DatasetSplit.TRAIN):
             yield sample["inputs"]
             yield sample["targets"]
 
@@ -212,7 +213,7 @@ class TranslateEndeMulti30k(translate.TranslateProblem):
 
     def write_test_text(self, data_dir, tmp_dir):
         """The test set as normalized text, one sentence a line, for decoding and scoring."""
-        paths = self.split_files(tmp_dir, problem.DatasetSplit.TEST)
+        paths = self.split_files(tmp_dir, spaces.DatasetSplit.TEST)
         for lang, path in zip((self.source_language, self.target_language), paths):
             out = self.test_text_path(data_dir, lang)
             with atomic_files.atomic_write(out, "w") as handle:

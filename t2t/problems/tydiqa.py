@@ -35,13 +35,14 @@ from absl import logging
 from t2t.core import atomic_files
 from t2t.core import download
 from t2t.core import errors
-from t2t.core import registry
 from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
+from t2t.core import registry
 from t2t.data import generator_utils
 from t2t.encoders import text_encoder
 from t2t.layers.modality_type import ModalityType
 from t2t.problems import problem
+from t2t.problems import spaces
 from t2t.tydiqa import data as tydi_data
 from t2t.tydiqa import pipeline
 from t2t.tydiqa import postprocess
@@ -246,7 +247,7 @@ class TydiqaProblem(problem.Problem):
         Writes `decode_to_file` (default <model_dir>/decode/predictions.jsonl) atomically
         and returns its path.
         """
-        if dataset_split not in (None, problem.DatasetSplit.EVAL):
+        if dataset_split not in (None, spaces.DatasetSplit.EVAL):
             raise errors.UserError("TyDi QA has only the dev split to decode; drop "
                                    "--eval_use_test_set")
         data_dir = hparams.get("data_dir")

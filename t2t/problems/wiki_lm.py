@@ -14,9 +14,9 @@ vocabulary of `translate_ende_wmt_multi64k`.
 """
 import os
 
+from t2t.core import download as download_lib
 from t2t.core import registry
-from t2t.data import generator_utils
-from t2t.problems import problem
+from t2t.problems import spaces
 from t2t.problems import text2text
 
 # Google Drive download URL; a file id is appended (tests point it at a local server).
@@ -35,8 +35,8 @@ _FR = (("frwiki_train.txt.gz", "1etUIEZxMQKORwLGkssE5wlfCxxkeo8WV"),
 _RO = (("rowiki_train.txt.gz", "1wUJTEAlQeDcAwFnBxa8PzE-DCiXSU_W7"),
        ("rowiki_eval.txt.gz", "1uIPy2ZgkyArPy_gnsILENjgv4QQmSKtx"),
        ("rowiki_test.txt.gz", "1kphjN4jXTbw8HyRYKaRE2zY4D7Fr-p7-"))
-_SPLIT_INDEX = {problem.DatasetSplit.TRAIN: 0, problem.DatasetSplit.EVAL: 1,
-                problem.DatasetSplit.TEST: 2}
+_SPLIT_INDEX = {spaces.DatasetSplit.TRAIN: 0, spaces.DatasetSplit.EVAL: 1,
+                spaces.DatasetSplit.TEST: 2}
 
 
 def concat_generator(filename, up_threshold, low_threshold=10):
@@ -102,16 +102,16 @@ class LanguagemodelEnWiki32k(text2text.Text2SelfProblem):
 
     @property
     def dataset_splits(self):
-        return [{"split": problem.DatasetSplit.TRAIN, "shards": 100},
-                {"split": problem.DatasetSplit.EVAL, "shards": 1},
-                {"split": problem.DatasetSplit.TEST, "shards": 1}]
+        return [{"split": spaces.DatasetSplit.TRAIN, "shards": 100},
+                {"split": spaces.DatasetSplit.EVAL, "shards": 1},
+                {"split": spaces.DatasetSplit.TEST, "shards": 1}]
 
     def _text_file(self, tmp_dir, name, file_id):
         path = os.path.join(tmp_dir, name[:-len(".gz")])
         if not os.path.exists(path):
-            download = generator_utils.maybe_download_from_drive(tmp_dir, name,
+            download = download_lib.maybe_download_from_drive(tmp_dir, name,
                                                                  DRIVE_URL + file_id)
-            generator_utils.gunzip_file(download, path)
+            download_lib.gunzip_file(download, path)
         return path
 
     def generate_samples(self, data_dir, tmp_dir, dataset_split):

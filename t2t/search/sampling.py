@@ -20,6 +20,7 @@ seed gives the same ids in every run and every graph.
 import tensorflow as tf
 
 from t2t.layers import common_layers
+from t2t.layers import shape_utils
 from t2t.search import beam_search
 
 EOS_ID = beam_search.EOS_ID
@@ -52,7 +53,7 @@ def sample_decode(symbols_to_logits_fn, initial_ids, decode_length, temperature=
       of log softmax(logits) of the generated tokens up to and including EOS — , states).
     """
     initial_ids = tf.cast(initial_ids, tf.int32)
-    batch_size = common_layers.shape_list(initial_ids)[0]
+    batch_size = shape_utils.shape_list(initial_ids)[0]
     states = states or {}
 
     def step(i, ids, finished, scores, states):
@@ -61,7 +62,7 @@ def sample_decode(symbols_to_logits_fn, initial_ids, decode_length, temperature=
         else:
             logits = symbols_to_logits_fn(ids)
         logits = tf.cast(logits, tf.float32)
-        logits = tf.reshape(logits, [batch_size, common_layers.shape_list(logits)[-1]])
+        logits = tf.reshape(logits, [batch_size, shape_utils.shape_list(logits)[-1]])
         step_seed = None if seed is None else tf.stack([tf.constant(seed, tf.int32), i])
         next_ids = tf.cast(common_layers.sample_with_temperature(logits, temperature, top_k,
                                                                  step_seed),

@@ -19,7 +19,6 @@ Needs `apache-beam` (`pip install t2t[beam]`).
 """
 import functools
 import hashlib
-import importlib
 import json
 import logging as std_logging
 import os
@@ -45,9 +44,12 @@ from absl import logging
 from apache_beam import metrics
 
 from t2t.core import atomic_files
+from t2t.core import usr_dir
 from t2t.core.progress import Progress
 from t2t.data import example_bytes
 from t2t.seqio import dataset_providers, utils, vocabularies
+import t2t.seqio.sources as sources
+import t2t.seqio.tfds_loader as tfds_loader
 
 PROVENANCE_PREFIX = "provenance/"
 TASK_PROVENANCE_KEY = PROVENANCE_PREFIX + "task"
@@ -63,12 +65,6 @@ PROVENANCE_KEYS = [TASK_PROVENANCE_KEY, SOURCE_SHARD_PROVENANCE_KEY,
 # 0.1 wrote ".tmp-<random>-<name>"), never matched by the reader's "<split>.tfrecord-*".
 TEMP_FILE_PATTERNS = (".*" + atomic_files.INCOMPLETE_SUFFIX, ".tmp-*")
 _INT64_MAX = 2**63 - 1
-
-
-def _import_modules(modules):
-    for module in modules:
-        if module:
-            importlib.import_module(module)
 
 
 def task_preprocessors_seed(task_name: str, base_seed: Optional[int]) -> Optional[int]:
@@ -125,7 +121,7 @@ class TaskOutputFeatures(MappingABC):
     def _resolve(self):
         if self._features is None:
             self._setup_fn()
-            _import_modules(self._modules_to_import)
+            usr_dir.import_user_modules(self._modules_to_import)
             self._features = dict(
                 dataset_providers.TaskRegistry.get(self._task_name).output_features)
         return self._features
@@ -174,9 +170,9 @@ class PreprocessTask(beam.PTransform):
 
     def _emit_examples(self, shard: Tuple[int, str]):
         self._setup_fn()
-        _import_modules(self._modules_to_import)
+        usr_dir.import_user_modules(self._modules_to_import)
         if self._tfds_data_dir:
-            utils.set_tfds_data_dir_override(self._tfds_data_dir)
+            tfds_loader.set_tfds_data_dir_override(self._tfds_data_dir)
         task = dataset_providers.TaskRegistry.get(self._task_name)
         shard_index, shard_name = shard
         counter = functools.partial(metrics.Metrics.counter,
@@ -185,7 +181,7 @@ class PreprocessTask(beam.PTransform):
         seed = shard_preprocessors_seed(self._task_name, shard_index, self._preprocessors_seed)
         ds = task.source.get_dataset(
             split=self._split, shuffle=False, seed=seed,
-            shard_info=dataset_providers.ShardInfo(index=shard_index,
+            shard_info=sources.ShardInfo(index=shard_index,
                                                    num_shards=len(self.shards)))
         ds = task.preprocess_precache(ds, seed=seed).prefetch(tf.data.AUTOTUNE)
         description = "cache %s %s shard %d/%d" % (self._task_name, self._split,

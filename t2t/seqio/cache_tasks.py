@@ -31,10 +31,11 @@ from typing import Callable, List, Optional, Sequence
 import tensorflow as tf
 from absl import logging
 
-from t2t.core import registry
 from t2t.core.errors import UserError
+from t2t.core import registry
 from t2t.seqio import beam_utils  # noqa: F401  (imports Beam without its GCP notice)
 from t2t.seqio import checks, dataset_providers, utils
+import t2t.seqio.tfds_loader as tfds_loader
 
 DEFAULT_PIPELINE_OPTIONS = ("--runner=DirectRunner",)
 
@@ -246,10 +247,9 @@ def cache_tasks(tasks: Optional[Sequence[str]], output_cache_dir: str, *,
     setup_fn = (functools.partial(usr_dir_lib.import_usr_dir, usr_dir) if usr_dir
                 else lambda: None)
     setup_fn()
-    for module in module_import:
-        usr_dir_lib.import_user_module(module, f"--module_import={module}")
+    usr_dir_lib.import_user_modules(module_import)
     if tfds_data_dir:
-        utils.set_tfds_data_dir_override(tfds_data_dir)
+        tfds_loader.set_tfds_data_dir_override(tfds_data_dir)
     if min_shards < 0 or max_shards < 0:
         raise UserError("--min_shards and --max_shards must be >= 0 (0: no bound)")
     options = parse_pipeline_options(pipeline_options)

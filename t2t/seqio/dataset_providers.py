@@ -36,8 +36,7 @@ from t2t.core import registry as t2t_registry
 import t2t.seqio.metrics as metrics_lib
 import t2t.seqio.utils as utils
 from t2t.seqio.feature_converters import FeatureConverter
-from t2t.seqio.provider_registry import (  # noqa: F401  (seqio.dataset_providers names)
-    DatasetProviderRegistry, _get_closest_names)
+from t2t.seqio.provider_registry import DatasetProviderRegistry
 from t2t.seqio.sources import (  # noqa: F401  (seqio.dataset_providers names)
     DataSource, DatasetProviderBase, FileDataSource, FunctionDataSource, ProtoDataSource,
     ShardInfo, TextLineDataSource, TfdsDataSource, TFExampleDataSource, _CachedDataSource,
@@ -725,9 +724,13 @@ class MixtureRegistry(DatasetProviderRegistry):
 
 def _unknown_name_message(name: str) -> str:
     names = list(TaskRegistry.names()) + list(MixtureRegistry.names())
-    close = t2t_registry.closest_names(name, names) or _get_closest_names(names, name)[:3]
-    hint = ("; closest registered names: %s" % ", ".join(close)) if close else (
-        "; no Task or Mixture is registered (import the module that registers them)")
+    close = t2t_registry.closest_names(name, names)  # the one did-you-mean of t2t
+    if close:
+        hint = "; closest registered names: %s" % ", ".join(close)
+    elif names:
+        hint = "; nothing similar is registered (%d Tasks and Mixtures are)" % len(names)
+    else:
+        hint = "; no Task or Mixture is registered (import the module that registers them)"
     return "No Task or Mixture found with name '%s'%s" % (name, hint)
 
 

@@ -27,6 +27,7 @@ from typing import Mapping, Optional, Sequence
 import tensorflow as tf
 from absl import logging
 
+import t2t.seqio.packing as packing
 import t2t.seqio.utils as utils
 
 # seqio's backward-compatibility pointer.
@@ -193,7 +194,7 @@ class FeatureConverter(abc.ABC):
     def _pack_or_pad(self, ds: tf.data.Dataset,
                      packed_lengths: Mapping[str, int]) -> tf.data.Dataset:
         if self.pack:
-            return utils.trim_and_pack_dataset(ds, packed_lengths, self._use_custom_packing_ops)
+            return packing.trim_and_pack_dataset(ds, packed_lengths, self._use_custom_packing_ops)
         return utils.trim_and_pad_dataset(ds, packed_lengths)
 
     @abc.abstractmethod

@@ -7,7 +7,7 @@
     TaskRegistry.get("my_tsak")
     # ValueError: Provider name not registered: my_tsak; closest registered names: my_task
 """
-from typing import List, MutableMapping, Type
+from typing import MutableMapping, Type
 
 from t2t.core import registry as t2t_registry
 from t2t.seqio.sources import DatasetProviderBase
@@ -66,17 +66,3 @@ class DatasetProviderRegistry:
         return cls.get(name).get_dataset(sequence_length=sequence_length, split=split,
                                          use_cached=use_cached, shuffle=shuffle, seed=seed,
                                          shard_info=shard_info, num_epochs=num_epochs)
-
-
-def _get_closest_names(candidate_names, target_name: str) -> List[str]:
-    """Candidates ordered by edit distance to `target_name` (closest first)."""
-    def distance(a, b):
-        previous = list(range(len(b) + 1))
-        for i, ca in enumerate(a, 1):
-            current = [i]
-            for j, cb in enumerate(b, 1):
-                current.append(min(previous[j] + 1, current[j - 1] + 1,
-                                   previous[j - 1] + (ca != cb)))
-            previous = current
-        return previous[-1]
-    return sorted(candidate_names, key=lambda name: distance(name, target_name))

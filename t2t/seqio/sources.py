@@ -21,6 +21,7 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
+import t2t.seqio.tfds_loader as tfds_loader
 import t2t.seqio.utils as utils
 
 
@@ -170,12 +171,12 @@ class TfdsDataSource(DataSource):
 
     def __init__(self, tfds_name: Optional[str] = None, tfds_data_dir: Optional[str] = None,
                  splits: Optional[Union[Iterable[str], Mapping[str, str],
-                                        Mapping[str, utils.TfdsSplit]]] = None,
+                                        Mapping[str, tfds_loader.TfdsSplit]]] = None,
                  caching_permitted: bool = True, decoders=None,
                  tfds_builder_kwargs: Optional[dict] = None, read_only: bool = False):
         if splits and not isinstance(splits, dict):
             splits = {k: k for k in ([splits] if isinstance(splits, str) else splits)}
-        self._tfds_dataset = utils.LazyTfdsLoader(
+        self._tfds_dataset = tfds_loader.LazyTfdsLoader(
             tfds_name, data_dir=tfds_data_dir,
             split_map=splits if isinstance(splits, dict) else None, decoders=decoders,
             builder_kwargs=tfds_builder_kwargs, read_only=read_only)
@@ -186,7 +187,7 @@ class TfdsDataSource(DataSource):
         return self._splits or self.tfds_dataset.info.splits
 
     @property
-    def tfds_dataset(self) -> utils.LazyTfdsLoader:
+    def tfds_dataset(self) -> tfds_loader.LazyTfdsLoader:
         return self._tfds_dataset
 
     @property

@@ -11,7 +11,7 @@ unchanged: a Task over a T2T problem's TFRecords decodes with the problem's enco
     >>> T2TVocabulary(text_encoder.ByteTextEncoder()).encode("hi")
     [106, 107]
 
-In graphs, `encode_tf`/`decode_tf` use `t2t.serving.vocab_ops` (pure TF ops reproducing
+In graphs, `encode_tf`/`decode_tf` use `t2t.encoders.graph_ops` (pure TF ops reproducing
 `ByteTextEncoder`, `TextEncoder`, `TokenTextEncoder` and `SubwordTextEncoder` exactly).
 An encoder with its own `encode`/`decode` runs through `tf.numpy_function` instead (so
 in-process only, like any Python code in tf.data).
@@ -22,9 +22,9 @@ from typing import Optional, Sequence, Union
 import numpy as np
 import tensorflow as tf
 
+from t2t.encoders import graph_ops
 from t2t.encoders import text_encoder
 import t2t.seqio.vocabularies as vocabularies
-from t2t.serving import vocab_ops
 
 
 def _encoder_vocab_size(encoder) -> Optional[int]:
@@ -37,7 +37,7 @@ def _encoder_vocab_size(encoder) -> Optional[int]:
 
 def _fingerprint(encoder, vocab_size) -> str:
     """A digest of what the encoder maps, for equality of vocabularies."""
-    kind = vocab_ops.vocabulary_kind(encoder)
+    kind = graph_ops.vocabulary_kind(encoder)
     parts = [type(encoder).__name__, str(encoder.num_reserved_ids), str(vocab_size)]
     if kind == "subword":
         parts += encoder.all_subtoken_strings
@@ -76,7 +76,7 @@ class T2TVocabulary(vocabularies.Vocabulary):
                             "got %r" % (encoder,))
         self._encoder = encoder
         self._num_reserved = encoder.num_reserved_ids or 0
-        self._in_graph = vocab_ops.unsupported_reason(encoder) is None
+        self._in_graph = graph_ops.unsupported_reason(encoder) is None
         self._vocab_size = vocab_size if vocab_size is not None else _encoder_vocab_size(encoder)
         self._fingerprint = _fingerprint(encoder, self._vocab_size)
         super().__init__(extra_ids=extra_ids)
@@ -133,7 +133,7 @@ class T2TVocabulary(vocabularies.Vocabulary):
         s = tf.convert_to_tensor(s, tf.string)
         flat = tf.reshape(s, [-1])
         if self._in_graph:
-            padded = vocab_ops.encode_strings(flat, self._encoder, append_eos=False)
+            padded = graph_ops.encode_strings(flat, self._encoder, append_eos=False)
             # Encoders never emit PAD (0), so each row's length is its count of nonzero ids.
             lengths = tf.reduce_sum(tf.cast(tf.not_equal(padded, 0), tf.int64), axis=1)
             ragged = tf.RaggedTensor.from_tensor(padded, lengths=lengths)
@@ -167,9 +167,9 @@ class T2TVocabulary(vocabularies.Vocabulary):
             if self._vocab_size is not None:
                 keep = tf.logical_and(keep, flat < self._vocab_size)
             text_ids = tf.ragged.boolean_mask(flat, keep)
-            # Rows padded with EOS: vocab_ops cuts each row at its first EOS.
+            # Rows padded with EOS: graph_ops cuts each row at its first EOS.
             pad = text_encoder.EOS_ID if self._num_reserved > text_encoder.EOS_ID else 0
-            texts = vocab_ops.decode_ids(text_ids.to_tensor(pad), self._encoder)
+            texts = graph_ops.decode_ids(text_ids.to_tensor(pad), self._encoder)
         if rank == 1:
             return tf.reshape(texts, [])
         return tf.reshape(texts, tf.shape(ids)[:-1])

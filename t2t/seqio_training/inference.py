@@ -30,15 +30,17 @@ from absl import logging
 
 from t2t.core import atomic_files
 from t2t.core import errors
-from t2t.core import registry
-from t2t.core import tf_notices
 from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
+from t2t.core import registry
+from t2t.core import tf_notices
 from t2t.data import data_reader
 from t2t.decoding import decoding
+from t2t.decoding import input_checks
 from t2t.decoding import predictor
 from t2t.decoding import scoring
 from t2t.problems import problem as problem_lib
+from t2t.seqio import dataset_providers
 from t2t.seqio_training import task_problem as task_problem_lib
 
 EOS_ID = 1
@@ -252,11 +254,10 @@ def decode_task(estimator, problem, task_name: str, split: str, decode_to_file: 
     With `decode_to_file`, also writes them one per line (and the post-processed targets
     to `<decode_to_file>.targets`), each file complete or absent.
     """
-    from t2t import seqio
-    task = seqio.get_mixture_or_task(task_name)
-    if not isinstance(task, seqio.Task):
+    task = dataset_providers.get_mixture_or_task(task_name)
+    if not isinstance(task, dataset_providers.Task):
         raise errors.UserError("%s is a mixture: decode one of its tasks (%s)" % (
-            task_name, ", ".join(t.name for t in seqio.get_subtasks(task))))
+            task_name, ", ".join(t.name for t in dataset_providers.get_subtasks(task))))
     if split not in task.splits:
         raise errors.UserError("task %s has no split %r; its splits: %s"
                                % (task_name, split, ", ".join(task.splits)))
@@ -295,8 +296,7 @@ def decode_task(estimator, problem, task_name: str, split: str, decode_to_file: 
 
 def _task_of(task_name: str):
     """The first task of a task or mixture (its features and post-processor decode)."""
-    from t2t import seqio
-    return seqio.get_subtasks(seqio.get_mixture_or_task(task_name))[0]
+    return dataset_providers.get_subtasks(dataset_providers.get_mixture_or_task(task_name))[0]
 
 
 def _line_ids(problem, task, line: str, strict: bool = False) -> List[int]:
@@ -308,7 +308,7 @@ def _line_ids(problem, task, line: str, strict: bool = False) -> List[int]:
     """
     feature = "targets" if problem.converter_kind == "lm" else "inputs"
     vocab = task.output_features[feature].vocabulary
-    ids = decoding.encode_input(task_problem_lib.VocabularyEncoder(vocab), line,
+    ids = input_checks.encode_input(task_problem_lib.VocabularyEncoder(vocab), line,
                                 vocab.vocab_size)
     ids = list(ids) + ([] if feature == "targets" else [EOS_ID])
     length = problem.task_feature_lengths[feature]
@@ -416,7 +416,7 @@ def score_file(model_name: str, hparams, task_name: str, filename: str, checkpoi
             if feature == "targets" or has_inputs:
                 vocab = task.output_features[feature].vocabulary
                 try:
-                    ids = decoding.encode_input(task_problem_lib.VocabularyEncoder(vocab), text,
+                    ids = input_checks.encode_input(task_problem_lib.VocabularyEncoder(vocab), text,
                                                 vocab.vocab_size) + [EOS_ID]
                 except ValueError as error:
                     raise errors.UserError("%s line %d: the %s %s" % (

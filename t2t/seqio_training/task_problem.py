@@ -39,10 +39,12 @@ import tensorflow as tf
 from t2t.core import errors
 from t2t.core.modes import ModeKeys
 from t2t.data import data_reader
-from t2t.layers.modalities import ModalityType
+from t2t.layers.modality_type import ModalityType
 from t2t.problems import problem as problem_lib
+from t2t.problems import spaces
 import t2t.seqio.dataset_providers as dataset_providers
 import t2t.seqio.feature_converters as feature_converters
+from t2t.seqio import sources
 
 _TRAIN = ModeKeys.TRAIN
 _PREDICT = ModeKeys.PREDICT
@@ -277,7 +279,7 @@ class TaskProblem(problem_lib.Problem):
         shuffle = is_training if shuffle_files is None else shuffle_files
         shard_info = None
         if num_partitions and num_partitions > 1:
-            shard_info = dataset_providers.ShardInfo(partition_id, num_partitions)
+            shard_info = sources.ShardInfo(partition_id, num_partitions)
         elif shard is not None:
             raise errors.UserError("decoding shards of a task: use --decode_shards=1")
         ds = dataset_providers.get_dataset(
@@ -341,7 +343,7 @@ class TaskProblem(problem_lib.Problem):
 
         return ds.map(finish).prefetch(tf.data.AUTOTUNE)
 
-    def data_files(self, data_dir, dataset_split=problem_lib.DatasetSplit.TRAIN, shard=None):
+    def data_files(self, data_dir, dataset_split=spaces.DatasetSplit.TRAIN, shard=None):
         """Tasks read their own sources; there are no t2t-datagen files to check."""
         del data_dir, dataset_split, shard
         return []

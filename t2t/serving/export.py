@@ -15,7 +15,7 @@ In any process, with TensorFlow only:
     serialized = [tf.train.Example(...).SerializeToString(), ...]   # int64 "inputs" + EOS
     loaded.signatures["serialized_example"](serialized_example=tf.constant(serialized))
 
-The graph encodes the strings itself (`t2t.serving.vocab_ops`): byte, TextEncoder,
+The graph encodes the strings itself (`t2t.encoders.graph_ops`): byte, TextEncoder,
 TokenTextEncoder and SubwordTextEncoder vocabularies. Decoding runs exactly as in
 `t2t-decoder` (the same PREDICT graph, `T2TModel.predict_outputs`, and decode hparams), so
 both give the same outputs, with no tf.estimator (TensorFlow 2.15 and 2.21). T2T's
@@ -30,7 +30,7 @@ from absl import logging
 from t2t.core import errors
 from t2t.decoding import decoding
 from t2t.decoding import predictor
-from t2t.serving import vocab_ops
+from t2t.encoders import graph_ops
 
 _v1 = tf.compat.v1
 
@@ -51,7 +51,7 @@ def string_signature_support(hparams):
     p_hparams = _problem_hparams(hparams)
     has_inputs = "inputs" in p_hparams.modality
     vocabulary = p_hparams.vocabulary.get("inputs" if has_inputs else "targets")
-    return vocab_ops.unsupported_reason(vocabulary)
+    return graph_ops.unsupported_reason(vocabulary)
 
 
 def _predict(model_name, hparams, features, decode_hp):
@@ -64,8 +64,8 @@ def _outputs(predictions, targets_vocab):
     outputs = {"outputs": predictions["outputs"]}
     if "scores" in predictions:
         outputs["scores"] = predictions["scores"]
-    if vocab_ops.unsupported_reason(targets_vocab) is None:
-        outputs["decoded_outputs"] = vocab_ops.decode_ids(predictions["outputs"],
+    if graph_ops.unsupported_reason(targets_vocab) is None:
+        outputs["decoded_outputs"] = graph_ops.decode_ids(predictions["outputs"],
                                                           targets_vocab)
     return outputs
 
@@ -76,7 +76,7 @@ def _string_features(hparams, decode_hp):
     has_inputs = "inputs" in p_hparams.modality
     vocabulary = p_hparams.vocabulary["inputs" if has_inputs else "targets"]
     strings = _v1.placeholder(tf.string, [None], name="inputs")
-    ids = vocab_ops.encode_strings(strings, vocabulary, append_eos=has_inputs,
+    ids = graph_ops.encode_strings(strings, vocabulary, append_eos=has_inputs,
                                    max_input_size=decode_hp.max_input_size)
     features = {
         "inputs": tf.expand_dims(ids, axis=2),  # [B, L, 1], as t2t-decoder's file input

@@ -8,8 +8,7 @@ Worker processes serialize their windows with this, so the parent only writes re
 
 The wire format is written by `t2t.data.example_bytes` (keys sorted: deterministic bytes).
 """
-from t2t.data.example_bytes import (  # noqa: F401  (varint, packed_varints: this module's API)
-    int64_feature, packed_varints, serialize_example, varint)
+from t2t.data.example_bytes import int64_feature, serialize_example
 
 
 def serialize_int64_example(features):

@@ -15,7 +15,7 @@ import tensorflow as tf
 from absl import flags
 
 from t2t.bin import cli
-from t2t.core import errors, registry
+from t2t.core import errors, random_seed, registry
 from t2t.data import generator_utils
 from t2t.datagen import datagen
 
@@ -257,11 +257,11 @@ def test_set_random_seed_seeds_python_numpy_and_tensorflow():
 
     def draw():
         return random.random(), float(np.random.rand()), float(tf.random.uniform([]))
-    cli.set_random_seed(5)
+    random_seed.set_random_seed(5)
     first = draw()
-    cli.set_random_seed(5)
+    random_seed.set_random_seed(5)
     assert draw() == first
-    cli.set_random_seed(6)
+    random_seed.set_random_seed(6)
     assert draw() != first
 
 

@@ -157,7 +157,7 @@ def test_cli_prints_the_line_then_the_users_traceback(tmp_path, cleanup, capsys)
     sys.path.insert(0, str(tmp_path))
     try:
         with pytest.raises(SystemExit) as info:
-            cli.run_main(lambda argv: cli.import_modules([module]), "t2t-trainer",
+            cli.run_main(lambda argv: usr_dir.import_user_modules([module]), "t2t-trainer",
                          argv=["t2t-trainer"])
     finally:
         sys.path.remove(str(tmp_path))

@@ -45,3 +45,6 @@ def test_bytes_are_deterministic_and_canonical():
         "a": _tf_feature("float", [0.5]), "b": _tf_feature("int64", [1, 300])}))
     assert data == expected.SerializeToString(deterministic=True)
     assert example_bytes.packed_varints([0, 1, 127, 128, 300]) == b"\x00\x01\x7f\x80\x01\xac\x02"
+    assert example_bytes.packed_varints([-1]) == b"\xff" * 9 + b"\x01"
+    assert example_bytes.varint(300) == b"\xac\x02"
+    assert example_bytes.varint(-1) == b"\xff" * 9 + b"\x01"

@@ -8,6 +8,7 @@ import tensorflow as tf
 
 from t2t.core import errors
 from t2t.decoding import decoding
+from t2t.decoding import scoring
 from t2t.encoders import text_encoder
 
 from decoding_testing import (DEV_SIZE, HPARAMS_SET, MODEL, PROBLEM, assert_decodes_in_input_order,
@@ -167,13 +168,13 @@ def test_score_file_ranks_the_right_target_best(model, tmp_path):
     pairs = tmp_path / "pairs.txt"
     pairs.write_text("abc\tABC\nabc\tDDD\ncd\tCD\n")
     checkpoint = tf.train.latest_checkpoint(model["model_dir"])
-    scores = decoding.score_file(str(pairs), MODEL, hparams, checkpoint)
+    scores = scoring.score_file(str(pairs), MODEL, hparams, checkpoint)
     assert len(scores) == 3 and all(s >= 0 for s in scores)
     assert scores[0] < 0.5 and scores[2] < 0.5 and scores[1] > 2 * scores[0] + 1.0
     bad = tmp_path / "bad.txt"
     bad.write_text("abc\tABC\nno tab here\n")
     with pytest.raises(errors.UserError, match="line 2 has no tab"):
-        decoding.score_file(str(bad), MODEL, hparams, checkpoint)
+        scoring.score_file(str(bad), MODEL, hparams, checkpoint)
 
 
 def test_missing_checkpoint_and_input_file_are_user_errors(estimator_for, model, tmp_path):

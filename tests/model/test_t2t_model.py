@@ -172,14 +172,14 @@ def test_properties_and_shared_embedding_unset_for_different_vocabs():
     hp = small_hparams(shared_embedding_and_softmax_weights=True)
     model = ShiftedDense(hp, TRAIN, model_hparams.test_problem_hparams(VOCAB, VOCAB + 1))
     assert not model.hparams.shared_embedding_and_softmax_weights
-    assert model.has_input and not model._target_modality_is_real
+    assert model.has_input and not model.target_modality_is_real
     same = ShiftedDense(hp, TRAIN, model_hparams.test_problem_hparams(VOCAB, VOCAB))
     assert same.hparams.shared_embedding_and_softmax_weights
     no_inputs = ShiftedDense(hp, TRAIN, model_hparams.test_problem_hparams(None, VOCAB))
     assert not no_inputs.has_input
     real = ShiftedDense(hp, TRAIN, model_hparams.test_problem_hparams(
         VOCAB, 3, target_modality=ModalityType.REAL_L2_LOSS))
-    assert real._target_modality_is_real
+    assert real.target_modality_is_real
     with pytest.raises(TypeError, match="unexpected keyword arguments: colour"):
         ShiftedDense(hp, TRAIN, colour="red")
 

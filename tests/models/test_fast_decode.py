@@ -65,14 +65,14 @@ def copy_model():
         sampler = transformer.Transformer(sampling_hp, PREDICT, p_hp)
         inputs = {"inputs": feeds["inputs"]}
         fetches = {
-            "slow_greedy": model._slow_greedy_infer(inputs, 3),
+            "slow_greedy": model.slow_greedy_infer(inputs, 3),
             "fast_greedy": model._fast_decode(inputs, 3),
             "infer_beam1": model.infer(inputs, 3, beam_size=1),
             "sampled_top1": sampler._fast_decode(inputs, 3),
-            "slow_beam": model._beam_decode_slow(inputs, 3, 4, 2, 0.6),
+            "slow_beam": model.beam_decode_slow(inputs, 3, 4, 2, 0.6),
             "fast_beam": model._fast_decode(inputs, 3, beam_size=4, top_beams=2, alpha=0.6),
             "fast_beam_size1": model._fast_decode(inputs, 3, beam_size=1, alpha=0.0),
-            "beam_search_size1": model._beam_decode_slow(inputs, 3, 1, 1, 0.0),
+            "beam_search_size1": model.beam_decode_slow(inputs, 3, 1, 1, 0.0),
         }
         # Fixed shapes (TPU): the input length must be known when the graph is built.
         static = {"inputs": tf.constant(test_inputs)}
@@ -218,9 +218,9 @@ def test_decoder_only_cached_equals_uncached_and_continues_the_prompt():
         model = transformer.Transformer(hp, PREDICT, p_hp)
         prompt = tf.constant(prompts)
         values = sess.run({
-            "slow": model._slow_greedy_infer({"inputs": prompt}, 5),
+            "slow": model.slow_greedy_infer({"inputs": prompt}, 5),
             "fast": model._fast_decode({"inputs": prompt}, 5),
-            "slow_beam": model._beam_decode_slow({"inputs": prompt}, 5, 3, 1, 0.6),
+            "slow_beam": model.beam_decode_slow({"inputs": prompt}, 5, 3, 1, 0.6),
             "fast_beam": model._fast_decode({"inputs": prompt}, 5, 3, 1, 0.6),
         })
         sess.close()

@@ -85,3 +85,23 @@ def test_method_signatures(method):
 def test_no_jax_clu_or_pyglove():
     import sys
     assert not {"jax", "jaxlib", "clu", "pyglove"} & set(sys.modules)
+
+
+def test_importing_seqio_loads_only_core_data_and_encoders():
+    # A fresh interpreter: this test session has loaded every package already.
+    import subprocess
+    import sys
+    code = ("import sys; from t2t import seqio; "
+            "print(sorted({m.split('.')[1] for m in sys.modules if m.startswith('t2t.')}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split("\n")[-2] == str(["core", "data", "encoders", "seqio"])
+
+
+def test_the_t2t_problem_bridge_names_load_on_first_use():
+    from t2t.seqio_training import problem_tasks
+    assert seqio.add_t2t_problem_task is problem_tasks.add_t2t_problem_task
+    assert seqio.t2t_problem_source is problem_tasks.t2t_problem_source
+    assert {"add_t2t_problem_task", "t2t_problem_source"} <= set(dir(seqio))
+    with pytest.raises(AttributeError, match="no attribute 'add_t2t_problem_tsk'"):
+        seqio.add_t2t_problem_tsk

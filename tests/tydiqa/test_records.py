@@ -10,12 +10,6 @@ from t2t.tydiqa import records
 INT64 = st.integers(-(2 ** 63), 2 ** 63 - 1)
 
 
-def test_varints_by_hand():
-    assert records.packed_varints([0, 1, 127, 128, 300]) == b"\x00\x01\x7f\x80\x01\xac\x02"
-    assert records.packed_varints([-1]) == b"\xff" * 9 + b"\x01"
-    assert records.varint(300) == b"\xac\x02" and records.varint(-1) == b"\xff" * 9 + b"\x01"
-
-
 @settings(max_examples=100, deadline=None)
 @given(st.dictionaries(st.text("abcxyz_", min_size=1, max_size=8),
                        st.lists(INT64, min_size=1, max_size=40), max_size=6))

@@ -1,5 +1,8 @@
 """T2T Problems as SeqIO Tasks: a problem's generated TFRecords, read by SeqIO.
 
+Also reachable as `seqio.add_t2t_problem_task` / `seqio.t2t_problem_source` (loaded on first
+use, so `from t2t import seqio` alone loads no Problem code).
+
 After `t2t-datagen --problem=P --data_dir=D`, P's data is a Task that mixes with any other:
 
     task = seqio.add_t2t_problem_task("translate_ende_wmt8k", data_dir="/data/t2t")
@@ -21,16 +24,18 @@ import tensorflow as tf
 from t2t.core import errors
 from t2t.core import registry
 from t2t.problems import problem as problem_lib
+from t2t.problems import spaces
 import t2t.seqio.dataset_providers as dataset_providers
 import t2t.seqio.preprocessors as seqio_preprocessors
-import t2t.seqio.utils as utils
+from t2t.seqio import sources
 from t2t.seqio.t2t_vocabulary import T2TVocabulary
+import t2t.seqio.utils as utils
 from t2t.seqio.vocabularies import Vocabulary
 
 # SeqIO split -> T2T dataset split.
-SPLITS = (("train", problem_lib.DatasetSplit.TRAIN),
-          ("validation", problem_lib.DatasetSplit.EVAL),
-          ("test", problem_lib.DatasetSplit.TEST))
+SPLITS = (("train", spaces.DatasetSplit.TRAIN),
+          ("validation", spaces.DatasetSplit.EVAL),
+          ("test", spaces.DatasetSplit.TEST))
 
 
 def _as_problem(problem):
@@ -42,7 +47,7 @@ def _as_problem(problem):
     return problem
 
 
-def t2t_problem_source(problem, data_dir: str) -> dataset_providers.TFExampleDataSource:
+def t2t_problem_source(problem, data_dir: str) -> sources.TFExampleDataSource:
     """A TFExampleDataSource over the problem's TFRecords in `data_dir`.
 
     Raises UserError when no split has data files (run t2t-datagen first).
@@ -60,7 +65,7 @@ def t2t_problem_source(problem, data_dir: str) -> dataset_providers.TFExampleDat
                                      problem.filepattern(data_dir, "train"), problem.name,
                                      data_dir))
     data_fields, _ = problem.example_reading_spec()
-    return dataset_providers.TFExampleDataSource(split_to_filepattern, dict(data_fields))
+    return sources.TFExampleDataSource(split_to_filepattern, dict(data_fields))
 
 
 def _decode_t2t_example(problem, example):
