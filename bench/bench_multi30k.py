@@ -287,6 +287,13 @@ def tf_version():
     return tf.__version__
 
 
+def protobuf_implementation():
+    """"upb" (compiled) or "python": pure-Python protobuf makes TF 1.x-style checkpoints and
+    graph writes several times slower, so a bench on it is no bench (see README)."""
+    from google.protobuf.internal import api_implementation
+    return api_implementation.Type()
+
+
 def score(decodes, references):
     from t2t.evaluation import bleu_hook
     return bleu_hook.sacrebleu_corpus_score(decodes, references)
@@ -382,10 +389,14 @@ def main(argv=None):
     args = parse_args(argv)
     start = time.monotonic()
     os.makedirs(args.work_dir, exist_ok=True)
+    if protobuf_implementation() == "python":
+        sys.exit("bench_multi30k: this venv runs pure-Python protobuf (slow checkpoints and graph "
+                 "writes); reinstall t2t with `make test` or pip install 'protobuf>=4.25'")
     data = prepare_data(args)
     results = {"problem": PROBLEM, "hparams_set": HPARAMS_SET, "budgets_minutes": args.budgets,
                "beam_size": args.beam_size, "alpha": 0.6, "test_lines": args.test_lines or 1000, "cpu_count": os.cpu_count(),
                "load_average_at_start": os.getloadavg(), "python": platform.python_version(),
+               "protobuf": protobuf_implementation(),
                "systems": []}
     for system in args.systems:
         results["systems"].append(bench_system(system, args, data))
