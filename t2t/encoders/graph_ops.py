@@ -57,19 +57,11 @@ def unsupported_reason(vocabulary):
 
 def _code_point_class(chars):
     """An RE2 character class matching exactly `chars`: "[\\x{61}-\\x{63}\\x{78}]"."""
-    points = sorted({ord(c) for c in chars})
-    if not points:
+    ranges = tokenizer.code_point_ranges(chars)
+    if not ranges:
         return "[^\\x{0}-\\x{10FFFF}]"  # Matches nothing.
-    parts = []
-    start = prev = points[0]
-    for point in points[1:] + [None]:
-        if point is not None and point == prev + 1:
-            prev = point
-            continue
-        parts.append("\\x{%X}" % start if start == prev else "\\x{%X}-\\x{%X}" % (start, prev))
-        if point is not None:
-            start = prev = point
-    return "[" + "".join(parts) + "]"
+    return "[" + "".join("\\x{%X}" % start if start == end else "\\x{%X}-\\x{%X}" % (start, end)
+                         for start, end in ranges) + "]"
 
 
 _ALNUM_CLASS = None

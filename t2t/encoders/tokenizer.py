@@ -39,22 +39,22 @@ ALPHANUMERIC_CHAR_SET = _alphanumeric_chars()
 _ALPHANUMERIC_CHAR_SET = ALPHANUMERIC_CHAR_SET  # T2T's name
 
 
+def code_point_ranges(chars):
+    """`chars` as sorted, merged code-point ranges: [(97, 99), (120, 120)] for "abcx"."""
+    ranges = []
+    for point in sorted({ord(c) for c in chars}):
+        if ranges and point == ranges[-1][1] + 1:
+            ranges[-1] = (ranges[-1][0], point)
+        else:
+            ranges.append((point, point))
+    return ranges
+
+
 def _char_class(chars):
     """A regex character class body for `chars`, as code-point ranges: "a-cx" for "abcx"."""
-    points = sorted(map(ord, chars))
-    parts = []
-    start = prev = points[0]
-    for point in points[1:] + [None]:
-        if point is not None and point == prev + 1:
-            prev = point
-            continue
-        if start == prev:
-            parts.append(re.escape(chr(start)))
-        else:
-            parts.append("%s-%s" % (re.escape(chr(start)), re.escape(chr(prev))))
-        if point is not None:
-            start = prev = point
-    return "".join(parts)
+    return "".join(re.escape(chr(start)) if start == end else
+                   "%s-%s" % (re.escape(chr(start)), re.escape(chr(end)))
+                   for start, end in code_point_ranges(chars))
 
 
 _ALNUM_CLASS = _char_class(_ALPHANUMERIC_CHAR_SET)

@@ -725,12 +725,9 @@ class MixtureRegistry(DatasetProviderRegistry):
 def _unknown_name_message(name: str) -> str:
     names = list(TaskRegistry.names()) + list(MixtureRegistry.names())
     close = t2t_registry.closest_names(name, names)  # the one did-you-mean of t2t
-    if close:
-        hint = "; closest registered names: %s" % ", ".join(close)
-    elif names:
-        hint = "; nothing similar is registered (%d Tasks and Mixtures are)" % len(names)
-    else:
-        hint = "; no Task or Mixture is registered (import the module that registers them)"
+    hint = ("; closest registered names: %s" % ", ".join(close) if close else
+            "; nothing similar is registered (%d Tasks and Mixtures are)" % len(names) if names
+            else "; no Task or Mixture is registered (import the module that registers them)")
     return "No Task or Mixture found with name '%s'%s" % (name, hint)
 
 

@@ -174,3 +174,11 @@ def test_vocab_token_counts_round_trip(tmp_path_factory, counts):
     path = tmp_path_factory.mktemp("csv") / "counts.csv"
     _write(path, "".join("%s,%d\n" % item for item in counts.items()))
     assert tokenizer.vocab_token_counts(str(path), 0) == counts
+
+
+@given(st.text(max_size=40))
+def test_code_point_ranges_cover_exactly_the_characters(chars):
+    ranges = tokenizer.code_point_ranges(chars)
+    assert {chr(p) for start, end in ranges for p in range(start, end + 1)} == set(chars)
+    assert all(a_end + 1 < b_start for (_, a_end), (b_start, _) in zip(ranges, ranges[1:]))
+    assert tokenizer.code_point_ranges("abcx") == [(97, 99), (120, 120)]
