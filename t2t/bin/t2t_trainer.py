@@ -285,6 +285,7 @@ def check_task_data(spec, splits):
 def main_task(hp_overrides=""):
     """--mixture_or_task_name: train on a SeqIO Task or Mixture (t2t.seqio_training)."""
     from t2t.core import registry
+    from t2t.decoding import decoding
     from t2t.seqio_training import training
     from t2t.training import runner
 
@@ -308,15 +309,14 @@ def main_task(hp_overrides=""):
         hparams_set, overrides, spec, hparams_path=hparams_path, strict_resume=True))
     random_seed.set_random_seed(FLAGS.random_seed)
 
-    def estimator_experiment(run_config, hparams):
-        return training.create_task_experiment(
-            run_config, hparams, model_name, spec, train_steps=FLAGS.train_steps,
-            eval_steps=FLAGS.eval_steps, **experiment_flag_kwargs())
+    def exporters(backend):
+        return training.task_exporters(model_name, prepared.hparams, spec, job.output_dir,
+                                       backend)
 
     FLAGS.hparams = overrides
     runner.run(prepared, flags_text=flags_text(),
-               t2t_flags_text=flags_text(t2t_flags.T2T_FLAG_NAMES),
-               estimator_experiment_fn=estimator_experiment)
+               t2t_flags_text=flags_text(t2t_flags.T2T_FLAG_NAMES), exporters_fn=exporters,
+               decode_hparams=decoding.decode_hparams(training.TRAINING_DECODE_HPARAMS))
     return 0
 
 

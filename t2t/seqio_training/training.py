@@ -1,13 +1,14 @@
 """Training a t2t model on a SeqIO Task or Mixture, with the tasks' metrics at each evaluation.
 
-`trainer_lib` runs the training as for a Problem (checkpoints, resume, hparams.json,
+The runner trains as for a Problem, on either backend (checkpoints, resume, hparams.json,
 TF_CONFIG, schedules); the Problem is a `TaskProblem`. With an evaluation schedule, each
 evaluation of a checkpoint also decodes the eval split of every task that has metric
 functions or metric objects (`seqio.Evaluator`, each task on its own) and writes the task metrics:
 
     spec = TaskTrainingSpec("copy_mix", {"inputs": 32, "targets": 32}, pack=True)
     hparams = task_hparams("transformer_tiny", "num_hidden_layers=1", spec)
-    exp = create_task_experiment(run_config, hparams, "transformer", spec,
+    run_spec = RunConfigSpec("transformer", model_dir="/runs/copy", random_seed=1)
+    exp = create_task_experiment(run_spec, hparams, "transformer", spec,
                                  train_steps=300, eval_steps=5, min_eval_frequency=100)
     exp.train_and_evaluate()
     # <model_dir>/inference_eval/copy-metrics.jsonl: {"step": 300, "exact_match": 93.8}
@@ -28,6 +29,8 @@ from t2t.decoding import decoding
 from t2t.model import model_hparams
 from t2t.seqio_training import inference
 from t2t.seqio_training import task_problem as task_problem_lib
+from t2t.training import backends
+from t2t.training import run_config as run_config_lib
 from t2t.training import trainer_lib
 import t2t.seqio.evaluation as evaluation
 import t2t.seqio.loggers as loggers
@@ -161,13 +164,31 @@ def TaskEvalExporter(*args, **kwargs):  # noqa: N802  (the class name callers kn
     return _estimator_exporter_class()(*args, **kwargs)
 
 
+def task_exporters(model_name: str, hparams, spec: TaskTrainingSpec, model_dir: str,
+                   backend: str):
+    """The exporter that writes the task metrics after each evaluation (none without
+    `spec.task_metrics`): a `TaskEvalExporter` on the Estimator backend, a
+    `TaskEvaluation` on the native one."""
+    if not spec.task_metrics:
+        return []
+    exporter_class = TaskEvalExporter if backend == "estimator" else TaskEvaluation
+    return [exporter_class(model_name, hparams, spec,
+                           os.path.join(model_dir, INFERENCE_EVAL_DIR))]
+
+
 def create_task_experiment(run_config, hparams, model_name: str, spec: TaskTrainingSpec,
                            train_steps: int, eval_steps: Optional[int] = None,
-                           decode_hparams=None, **experiment_kwargs):
-    """`trainer_lib.experiment_from_spec` on the task, with a `TaskEvalExporter`.
+                           decode_hparams=None, backend: str = "auto", **experiment_kwargs):
+    """An experiment training on the task, with its metrics after each evaluation.
 
+    `run_config` is a `run_config.RunConfigSpec` (either backend: `backend` "auto" picks
+    the Estimator where tf.estimator exists) or a `tf.estimator.RunConfig` (Estimator).
     `experiment_kwargs` are the other `trainer_lib.ExperimentSpec` fields
     (min_eval_frequency, schedule, eval_early_stopping_steps, ...).
+
+        run_spec = RunConfigSpec("transformer", model_dir="/runs/copy", random_seed=1)
+        create_task_experiment(run_spec, hparams, "transformer", spec, train_steps=300,
+                               schedule="train_and_evaluate").train_and_evaluate()
     """
     if getattr(hparams, "problem", None) is None or not isinstance(
             hparams.problem, task_problem_lib.TaskProblem):
@@ -175,10 +196,16 @@ def create_task_experiment(run_config, hparams, model_name: str, spec: TaskTrain
     problem = hparams.problem
     if decode_hparams is None:
         decode_hparams = decoding.decode_hparams(TRAINING_DECODE_HPARAMS)
+    is_spec = isinstance(run_config, run_config_lib.RunConfigSpec)
+    backend = backends.resolve_backend(backend) if is_spec else "estimator"
+    if is_spec and backend == "estimator":
+        run_config = run_config_lib.run_config_from_spec(run_config)
     exporters = list(experiment_kwargs.pop("additional_exporters", None) or [])
-    if spec.task_metrics:
-        exporters.append(TaskEvalExporter(
-            model_name, hparams, spec, os.path.join(run_config.model_dir, INFERENCE_EVAL_DIR)))
-    return trainer_lib.experiment_from_spec(run_config, hparams, trainer_lib.ExperimentSpec(
+    exporters += task_exporters(model_name, hparams, spec, run_config.model_dir, backend)
+    experiment_spec = trainer_lib.ExperimentSpec(
         model_name, problem.name, None, train_steps=train_steps, eval_steps=eval_steps,
-        decode_hparams=decode_hparams, additional_exporters=exporters, **experiment_kwargs))
+        decode_hparams=decode_hparams, additional_exporters=exporters, **experiment_kwargs)
+    if backend == "native":
+        from t2t.training.native import experiment as native_experiment_lib
+        return native_experiment_lib.native_experiment(run_config, hparams, experiment_spec)
+    return trainer_lib.experiment_from_spec(run_config, hparams, experiment_spec)

@@ -169,36 +169,39 @@ def prepare(job: TrainingJob, hparams_fn: Optional[Callable[[Optional[str]], Any
     return PreparedRun(job, backend, hparams, resuming)
 
 
-def make_experiment(prepared: PreparedRun, estimator_experiment_fn=None):
+def make_experiment(prepared: PreparedRun, exporters_fn=None, decode_hparams=None):
     """(experiment, is_chief): a T2TExperiment or a NativeExperiment for the job.
 
-    `estimator_experiment_fn(run_config, hparams)` builds the Estimator experiment
-    instead of `trainer_lib.experiment_from_spec` (SeqIO tasks add their exporter so).
+    `exporters_fn(backend)` gives more exporters, called after each evaluation on either
+    backend (SeqIO tasks add their task metrics so); `decode_hparams` those of the
+    experiment's decodes.
     """
     job, hparams = prepared.job, prepared.hparams
+    spec = job.experiment_spec(problem_name=job.problem_name or hparams.problem.name)
+    changes = {}
+    if decode_hparams is not None:
+        changes["decode_hparams"] = decode_hparams
+    if exporters_fn is not None:
+        changes["additional_exporters"] = (list(spec.additional_exporters or []) +
+                                           list(exporters_fn(prepared.backend)))
+    spec = dataclasses.replace(spec, **changes)
     if prepared.backend == "estimator":
         run_config = run_config_lib.run_config_from_spec(job.run_config_spec())
-        if estimator_experiment_fn is not None:
-            experiment = estimator_experiment_fn(run_config, hparams)
-        else:
-            experiment = trainer_lib.experiment_from_spec(run_config, hparams,
-                                                          job.experiment_spec())
+        experiment = trainer_lib.experiment_from_spec(run_config, hparams, spec)
         return experiment, trainer_lib.is_chief(run_config)
     from t2t.training.native import experiment as native_experiment_lib
-    problem = getattr(hparams, "problem", None)
-    spec = job.experiment_spec(problem_name=job.problem_name or problem.name)
     experiment = native_experiment_lib.native_experiment(job.run_config_spec(), hparams, spec)
     return experiment, experiment.placement.is_chief
 
 
-def run(prepared: PreparedRun, flags_text=None, t2t_flags_text=None,
-        estimator_experiment_fn=None):
+def run(prepared: PreparedRun, flags_text=None, t2t_flags_text=None, exporters_fn=None,
+        decode_hparams=None):
     """Run the job's schedule; the chief first writes hparams.json, flags.txt and job.json.
 
     Returns what the schedule returns (the last evaluation's metrics, or None).
     """
     job = prepared.job
-    experiment, is_chief = make_experiment(prepared, estimator_experiment_fn)
+    experiment, is_chief = make_experiment(prepared, exporters_fn, decode_hparams)
     if is_chief and job.schedule != "run_std_server":
         trainer_lib.save_metadata(job.output_dir, prepared.hparams, flags_text=flags_text,
                                   t2t_flags_text=t2t_flags_text)

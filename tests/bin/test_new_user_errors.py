@@ -233,12 +233,20 @@ def test_interactive_decoding_reports_a_bad_line_and_goes_on(setup):
     assert "Instructions for updating" not in stderr
 
 
-def test_show_tf_deprecations_brings_the_notices_back(setup):
+def test_show_tf_deprecations_brings_the_notices_back(setup, tmp_path):
+    # A user module calling a deprecated TensorFlow function: a notice on every stack
+    # (TF 2.21's native decoding path itself calls nothing deprecated).
+    usr_dir = tmp_path / "usr"
+    usr_dir.mkdir()
+    (usr_dir / "__init__.py").write_text(
+        "from tensorflow.python.util import deprecation\n"
+        "deprecation.deprecated(None, 'Use something else.')(lambda: 3)()\n")
     good = str(setup["inputs"] / "good.txt")
+    usr = "--t2t_usr_dir=%s" % usr_dir
     quiet = run("t2t-decoder", decoder_args(setup, "--decode_from_file=" + good,
-                                            "--decode_to_file=" + good + ".out"))
+                                            "--decode_to_file=" + good + ".out", usr))
     loud = run("t2t-decoder", decoder_args(setup, "--decode_from_file=" + good,
-                                           "--decode_to_file=" + good + ".out2",
+                                           "--decode_to_file=" + good + ".out2", usr,
                                            "--show_tf_deprecations"))
     assert quiet[0] == loud[0] == 0, quiet[2][-2000:] + loud[2][-2000:]
     assert "Instructions for updating" not in quiet[2]

@@ -403,6 +403,7 @@ def _spec(mode, hp=None, decode_hparams=None, use_tpu=False, features=None, use_
     return model_fn(tensors, tensors.get("targets"), mode)
 
 
+@pytest.mark.estimator
 def test_estimator_spec_train():
     with tf.Graph().as_default():
         spec = _spec(TRAIN)
@@ -426,6 +427,7 @@ def _xla_compiled(op):
         return False
 
 
+@pytest.mark.estimator
 def test_xla_compile_marks_forward_and_gradient_ops_and_gives_the_same_loss():
     """use_xla (T2T's --xla_compile): the model and its gradients are compiled by XLA."""
     losses = {}
@@ -462,6 +464,7 @@ def test_xla_jit_scope_is_seen_by_layers():
         assert not common_layers.is_xla_compiled()
 
 
+@pytest.mark.estimator
 def test_estimator_specs_tpu():
     with tf.Graph().as_default():
         spec = _spec(TRAIN, use_tpu=True)
@@ -476,6 +479,7 @@ def test_estimator_specs_tpu():
         assert "metrics-algorithmic_identity_binary40/targets/accuracy" in metric_ops
 
 
+@pytest.mark.estimator
 def test_estimator_spec_eval():
     with tf.Graph().as_default():
         spec = _spec(EVAL)
@@ -497,6 +501,7 @@ def test_estimator_spec_eval():
             model_fn(feats, feats["targets"], EVAL)
 
 
+@pytest.mark.estimator
 def test_estimator_spec_predict_greedy_and_beams():
     with tf.Graph().as_default():
         decode_hp = t2t_model.default_decode_hparams()
@@ -558,6 +563,7 @@ def test_default_decode_hparams_are_t2ts():
     assert isinstance(hp, HParams)
 
 
+@pytest.mark.estimator
 def test_estimator_train_evaluate_predict_and_warm_start(tmp_path):
     """The model_fn drives a real tf.estimator.Estimator through every mode."""
     feats = example_batch(num=8)

@@ -367,6 +367,7 @@ def test_log_variable_sizes_and_summaries():
         assert any("training_variables/b_0" in t for t in tags)
 
 
+@pytest.mark.estimator
 def test_inside_an_estimator_model_fn(tmp_path):
     """Adafactor with accumulation over 2 steps, trained by tf.estimator, checkpointed."""
     def model_fn(features, labels, mode):

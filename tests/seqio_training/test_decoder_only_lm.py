@@ -8,7 +8,7 @@ import tensorflow as tf
 from t2t import seqio
 from t2t.core import errors
 from t2t.seqio_training import inference, training
-from t2t.training import trainer_lib
+from t2t.training.run_config import RunConfigSpec
 
 from seqio_training_testing import BYTES
 
@@ -41,8 +41,8 @@ def lm_run(tmp_path):
     spec = training.TaskTrainingSpec("cycles", {"targets": 10}, decoder_only=True, seed=1)
     hparams = training.task_hparams("transformer_tiny", HPARAMS, spec)
     model_dir = str(tmp_path / "model")
-    run_config = trainer_lib.create_run_config("transformer", model_dir=model_dir,
-                                               random_seed=1)
+    run_config = RunConfigSpec("transformer", model_dir=model_dir,
+                               random_seed=1)
     training.create_task_experiment(run_config, hparams, "transformer", spec,
                                     train_steps=STEPS, schedule="train").train()
     return hparams, model_dir, tmp_path

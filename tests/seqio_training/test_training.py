@@ -12,7 +12,7 @@ import tensorflow as tf
 from t2t import seqio
 from t2t.core import registry
 from t2t.seqio_training import inference, training
-from t2t.training import trainer_lib
+from t2t.training.run_config import RunConfigSpec
 
 from seqio_training_testing import BYTES, add_copy_tsv_task, write_copy_tsv
 
@@ -56,9 +56,9 @@ def test_mixture_training_writes_rising_task_metrics(mixture, tmp_path):
                                      eval_num_examples=32, seed=1)
     hparams = training.task_hparams("transformer_tiny", TINY, spec)
     assert hparams.problem.pack and hparams.problem_hparams.vocab_size["targets"] == 259
-    run_config = trainer_lib.create_run_config("transformer", model_dir=model_dir,
-                                               save_checkpoints_steps=STEPS // 2,
-                                               random_seed=1)
+    run_config = RunConfigSpec("transformer", model_dir=model_dir,
+                               save_checkpoints_steps=STEPS // 2,
+                               random_seed=1)
     exp = training.create_task_experiment(run_config, hparams, "transformer", spec,
                                           train_steps=STEPS, eval_steps=2,
                                           min_eval_frequency=STEPS // 2,

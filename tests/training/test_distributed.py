@@ -14,8 +14,15 @@ import textwrap
 import pytest
 import tensorflow as tf
 
-from t2t.datagen import datagen
-from t2t.training import experiment
+from t2t.training import backends
+
+if not backends.estimator_available():
+    # The Estimator backend's own tests (its experiment, RunConfig and ps clusters);
+    # tests/training/test_native.py covers the native backend.
+    pytest.skip("needs tf.estimator (TensorFlow 2.15)", allow_module_level=True)
+
+from t2t.datagen import datagen  # noqa: E402
+from t2t.training import experiment  # noqa: E402
 
 TRAINER = os.path.join(os.path.dirname(sys.executable), "t2t-trainer")
 PROBLEM = "algorithmic_reverse_binary40_test"

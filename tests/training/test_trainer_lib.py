@@ -13,9 +13,16 @@ import tensorflow as tf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from t2t.core import errors, registry
-from t2t.datagen import datagen
-from t2t.training import experiment, run_config, trainer_lib
+from t2t.training import backends
+
+if not backends.estimator_available():
+    # The Estimator backend's own tests (its experiment, RunConfig and ps clusters);
+    # tests/training/test_native.py covers the native backend.
+    pytest.skip("needs tf.estimator (TensorFlow 2.15)", allow_module_level=True)
+
+from t2t.core import errors, registry  # noqa: E402
+from t2t.datagen import datagen  # noqa: E402
+from t2t.training import experiment, run_config, trainer_lib  # noqa: E402
 
 PROBLEM = "algorithmic_reverse_binary40_test"
 MODEL = "transformer"

@@ -29,6 +29,7 @@ from absl import logging
 
 from t2t.core import errors
 from t2t.core.modes import ModeKeys
+from t2t.decoding import predictor as predictor_lib
 from t2t.training import eval_events
 from t2t.training import train_log
 from t2t.training.native import functions as functions_lib
@@ -70,6 +71,7 @@ class NativeExperiment:
         self.train_summary = None
         self.stopped_early_at_step = None
         self._eval_name = "test" if spec.eval_use_test_set else None
+        self._predictor = None
 
     # ------------------------------------------------------------------ properties
     @property
@@ -272,7 +274,27 @@ class NativeExperiment:
                      os.path.basename(checkpoint_path or "?"), step,
                      train_log.format_metrics(metrics))
         self.last_eval_result = metrics
+        if self._placement.is_chief or self._placement.is_evaluator:
+            self._run_exporters(checkpoint_path, metrics)
         return metrics
+
+    def _run_exporters(self, checkpoint_path, metrics):
+        """Call each of the spec's `additional_exporters` as `tf.estimator` does after an
+        evaluation, with a checkpoint predictor in the Estimator's place (what exporters
+        use of it: `predict(input_fn, checkpoint_path=...)` and `model_dir`)."""
+        exporters = list(self._spec.additional_exporters or [])
+        if not exporters or checkpoint_path is None:
+            return
+        if self._predictor is None:
+            self._predictor = predictor_lib.CheckpointPredictor(
+                self._spec.model_name, self._hparams, self._model_dir,
+                decode_hparams=self._spec.decode_hparams,
+                random_seed=self._run_spec.random_seed)
+        final = metrics["global_step"] >= self.train_steps
+        for exporter in exporters:
+            exporter.export(self._predictor, os.path.join(self._model_dir, "export",
+                                                          exporter.name),
+                            checkpoint_path, metrics, final)
 
     def _evaluate_latest(self, split=None, name=None, must_exist=True):
         functions = self._build(training=self._built_for_training)
