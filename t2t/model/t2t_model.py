@@ -309,11 +309,11 @@ class T2TModel:
         sharded = {}
         for name, value in sorted(features.items()):
             value = tf.convert_to_tensor(value)
-            shape = shape_utils.shape_list(value)
-            if not shape:
+            if value.shape.rank == 0:
                 value = tf.expand_dims(value, axis=-1)
-                shape = [1]
-            if shape == [1]:
+            # Static shapes only: under tf.function a dynamic dim == 1 is a tensor, not a bool
+            # (TF1 graphs compared it by identity: False), so [batch] features are not tiled.
+            if value.shape.rank == 1 and value.shape[0] == 1:
                 value = tf.tile(value, [self._num_datashards])
             if self._num_datashards == 1:
                 sharded[name] = [value]

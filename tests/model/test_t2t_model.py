@@ -246,6 +246,26 @@ def test_data_parallelism_shards_batch_and_averages_losses():
     assert la == pytest.approx(lb, rel=1e-6)
 
 
+def test_features_of_unknown_batch_shard_under_tf_function():
+    # The native backend traces the model in a tf.function over batches of unknown size,
+    # where a dynamic dim == 1 is a tensor, not a bool: a [batch] feature (TyDi QA's
+    # positions) is split as it is, only a scalar or a static [1] is tiled per shard.
+    p_hp = model_hparams.test_problem_hparams(VOCAB, VOCAB)
+    for parallelism, shards in ((None, 1), (TwoShards(), 2)):
+        model = ShiftedDense(small_hparams(), TRAIN, p_hp, data_parallelism=parallelism)
+        shard = tf.function(lambda f: model._shard_features(f), autograph=False)
+        sharded = shard({"positions": tf.range(4), "scalar": tf.constant(7),
+                         "one": tf.constant([5])})
+        traced = shard.get_concrete_function({
+            "positions": tf.TensorSpec([None], tf.int32),
+            "scalar": tf.TensorSpec([], tf.int32), "one": tf.TensorSpec([1], tf.int32)})
+        assert traced.structured_outputs["positions"][0].shape.as_list() == [None]
+        assert np.concatenate(sharded["positions"]).tolist() == [0, 1, 2, 3]
+        assert len(sharded["positions"]) == shards
+        assert [s.numpy().tolist() for s in sharded["scalar"]] == [[7]] * shards
+        assert [s.numpy().tolist() for s in sharded["one"]] == [[5]] * shards
+
+
 def test_average_sharded_losses_and_single_datashard():
     with tf.Graph().as_default():
         losses = t2t_model.average_sharded_losses(

@@ -263,31 +263,32 @@ TINY = ("hidden_size=32,filter_size=64,num_heads=2,num_hidden_layers=1,batch_siz
 
 
 def test_a_few_training_steps_then_a_beam_decode_of_the_test_text(generated, tmp_path):
-    from t2t.decoding import decoding
+    from t2t.decoding import decoding, predictor
     from t2t.evaluation import bleu_hook
-    from t2t.model import model_hparams, t2t_model
+    from t2t.training import runner, trainer_lib
 
+    # Whichever backend this TensorFlow has (Estimator on 2.15, native on 2.16+).
     name = "translate_ende_multi30k_slice"
-    hparams = registry.hparams("transformer_multi30k")  # shrunk by TINY
-    hparams.parse(TINY)
-    hparams.add_hparam("data_dir", generated)
-    model_hparams.add_problem_hparams(hparams, name)
     model_dir = str(tmp_path / "train")
-    config = tf.estimator.RunConfig(model_dir=model_dir, tf_random_seed=1,
-                                    save_summary_steps=0, log_step_count_steps=1000)
-    estimator = tf.estimator.Estimator(
-        model_fn=t2t_model.T2TModel.make_estimator_model_fn(
-            "transformer", hparams, decode_hparams=decoding.decode_hparams("beam_size=4")),
-        model_dir=model_dir, config=config)
-    input_fn = hparams.problem.make_estimator_input_fn(ModeKeys.TRAIN, hparams)
-    estimator.train(input_fn, max_steps=8)
+    job = runner.TrainingJob(
+        model_name="transformer", hparams_set="transformer_multi30k", output_dir=model_dir,
+        problem_name=name, data_dir=generated, hparams_overrides=TINY, train_steps=8,
+        run_config={"random_seed": 1, "save_summary_steps": 0, "log_step_count_steps": 1000},
+        experiment={"schedule": "train"})
+    runner.run(runner.prepare(job))
     assert tf.train.latest_checkpoint(model_dir).endswith("model.ckpt-8")
+
+    hparams = trainer_lib.create_hparams("transformer_multi30k", TINY, data_dir=generated,
+                                         problem_name=name)
+    model = predictor.create_predictor(   # an Estimator or a CheckpointPredictor
+        "transformer", hparams, model_dir, decode_hparams=decoding.decode_hparams("beam_size=4"),
+        random_seed=1)
 
     source = tmp_path / "test.en"
     english = open(os.path.join(generated, name + ".test_2016_flickr.en")).read().split("\n")
     source.write_text("\n".join(english[:6]) + "\n", encoding="utf-8")
     target = tmp_path / "test.de.decodes"
-    decodes = decoding.decode_from_file(estimator, str(source), hparams,
+    decodes = decoding.decode_from_file(model, str(source), hparams,
                                         decoding.decode_hparams("beam_size=4,alpha=0.6"),
                                         decode_to_file=str(target))
     assert len(decodes) == 6
