@@ -81,7 +81,9 @@ setup(
         # t2t.seqio.TfdsDataSource (TensorFlow Datasets).
         "tfds": TFDS,
         "beam": BEAM,
-        "test": ["pytest", "hypothesis"] + HUB + TFDS + TUNE + BEAM,
+        # pytest-xdist: `make test` runs test files in parallel processes (CI runs the
+        # suite on two stacks within its hour).
+        "test": ["pytest", "pytest-xdist", "hypothesis"] + HUB + TFDS + TUNE + BEAM,
     },
     entry_points={
         "console_scripts": [

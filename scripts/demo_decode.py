@@ -21,17 +21,16 @@ def main():
     from absl import logging
     logging.set_verbosity(logging.INFO)   # the decode's progress lines (absl, as the programs)
     logging.use_absl_handler()
-    from t2t.decoding import decoding
+    from t2t.decoding import decoding, predictor
     from t2t.training import trainer_lib
-    from t2t.training.run_config import create_run_config
 
     hparams = trainer_lib.create_hparams(
         args.hparams_set, args.hparams, data_dir=args.data_dir, problem_name=args.problem,
         hparams_path=os.path.join(args.output_dir, "hparams.json"))
     decode_hp = decoding.decode_hparams("beam_size=1")
-    run_config = create_run_config(model_name=args.model, model_dir=args.output_dir)
-    estimator = trainer_lib.create_estimator(args.model, hparams, run_config,
-                                             decode_hparams=decode_hp)
+    # An Estimator on TensorFlow 2.15, a checkpoint predictor on 2.16+ (same decodes).
+    estimator = predictor.create_predictor(args.model, hparams, args.output_dir,
+                                           decode_hparams=decode_hp)
     print("decoding the dev set with %s (building the decoding graph, then one batch at a "
           "time) ..." % os.path.basename(estimator.latest_checkpoint() or "?"), flush=True)
     summary = decoding.decode_dev_sample(estimator, hparams, decode_hp, args.num_examples)

@@ -5,9 +5,8 @@
 import argparse
 import itertools
 
-import tensorflow as tf
-
 from t2t.core import registry
+from t2t.core.modes import ModeKeys
 
 
 def main():
@@ -19,7 +18,7 @@ def main():
     args = parser.parse_args()
 
     problem = registry.problem(args.problem)
-    mode = tf.estimator.ModeKeys.TRAIN if args.split == "train" else tf.estimator.ModeKeys.EVAL
+    mode = ModeKeys.TRAIN if args.split == "train" else ModeKeys.EVAL
     encoders = problem.feature_encoders(args.data_dir)
     dataset = problem.dataset(mode, data_dir=args.data_dir, shuffle_files=False)
     for index, example in enumerate(itertools.islice(dataset, args.num_examples)):

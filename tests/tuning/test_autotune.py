@@ -87,14 +87,19 @@ def test_a_killed_study_resumes_and_finds_a_better_configuration(data_dir, usr_d
     reader.start()
     deadline = time.monotonic() + TIMEOUT
     try:
-        # Kill once 2 trials finished and a later one has reported an evaluation.
+        # Kill once the study holds 2 ended trials (finished or pruned) and a running one.
+        # The study's database, not the log: a trial's line comes before its state is
+        # stored, and which trials get pruned depends on the order parallel trials report.
         while time.monotonic() < deadline and first.poll() is None:
-            done = [line for line in lines if " finished: " in line]
-            started = [line for line in lines if ": step " in line and
-                       int(line.split("trial ")[1].split(":")[0]) >= 2]
-            if len(done) >= 2 and started:
-                break
-            time.sleep(0.2)
+            if os.path.exists(os.path.join(output_dir, "autotune.db")):
+                try:
+                    study = load(output_dir)
+                except (KeyError, optuna.exceptions.OptunaError):
+                    study = None      # not created yet
+                if study is not None and len(finished(study)) >= 2 and any(
+                        t.state.name == "RUNNING" for t in study.trials):
+                    break
+            time.sleep(0.1)
         assert first.poll() is None, "".join(lines)
         os.kill(first.pid, signal.SIGKILL)
     finally:
