@@ -225,9 +225,10 @@ def generate_files(generator, output_filenames, max_cases=None, cycle_every_n=1)
         for case in generator:
             if case is None:
                 continue
-            # A case may come serialized already (bytes of a tf.train.Example).
+            # A case may come serialized already (bytes of a tf.train.Example). Deterministic:
+            # map entries in key order (upb's order varies between processes).
             writers[shard].write(case if isinstance(case, bytes) else
-                                 to_example(case).SerializeToString())
+                                 to_example(case).SerializeToString(deterministic=True))
             shard_counts[shard] += 1
             count += 1
             progress.update(1)

@@ -232,7 +232,8 @@ class Text2TextProblem(problem.Problem):
                     example_dict["inputs"] = list(features["inputs"].int64_list.value)
                 examples.append(example_dict)
             packed = self._maybe_pack_examples(examples)
-            return [generator_utils.to_example(ex).SerializeToString() for ex in packed]
+            return [generator_utils.to_example(ex).SerializeToString(deterministic=True)
+                    for ex in packed]
 
         return pack_records
 

@@ -170,4 +170,5 @@ def make_example(inputs_ids):
     """
     feature = {"inputs": tf.train.Feature(int64_list=tf.train.Int64List(
         value=[int(i) for i in inputs_ids]))}
-    return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+    example = tf.train.Example(features=tf.train.Features(feature=feature))
+    return example.SerializeToString(deterministic=True)
