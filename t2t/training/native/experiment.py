@@ -109,6 +109,22 @@ class NativeExperiment:
             self._eval_datasets[split] = self._dataset(ModeKeys.EVAL, split)
         return self._eval_datasets[split]
 
+    def _pipeline_dataset(self, context):
+        """One worker's training batches: every `num_input_pipelines`-th batch of the
+        problem's input from the `input_pipeline_id`-th on.
+
+        Each worker of a MultiWorkerMirroredStrategy runs its own input pipeline, and with
+        --random_seed (the same on every task) all of them shuffle alike: unsharded, every
+        worker trained on the same batch at each step, so N workers learned what one does.
+        Sharded, the workers of a seeded run get the batches one process with as many
+        replicas gets (its replicas take consecutive batches of one pipeline). Each worker
+        still reads all of the input, as T2T's workers did.
+        """
+        dataset = self._dataset(ModeKeys.TRAIN)
+        if context.num_input_pipelines > 1:
+            dataset = dataset.shard(context.num_input_pipelines, context.input_pipeline_id)
+        return dataset
+
     # ------------------------------------------------------------------ model functions
     def _build(self, training):
         """Model functions with every variable created and the newest checkpoint loaded."""
@@ -128,7 +144,7 @@ class NativeExperiment:
             if strategy.num_replicas_in_sync > 1:
                 # Every replica reads its own batches (T2T's shard_multiplier).
                 self._train_input = strategy.distribute_datasets_from_function(
-                    lambda context: self._dataset(ModeKeys.TRAIN))
+                    self._pipeline_dataset)
             else:
                 self._train_input = train_dataset
             train_input_spec = self._train_input.element_spec
@@ -314,7 +330,7 @@ class NativeExperiment:
         """Train with an evaluation after every checkpoint, and of the final one."""
         if self._placement.is_evaluator:
             return self.continuous_eval()
-        self.train(evaluate_every_checkpoint=self._placement.is_chief, throttle_secs=0)
+        self.train(evaluate_every_checkpoint=self._chief_evaluates(), throttle_secs=0)
         return self._final_evaluation()
 
     def continuous_train_and_eval(self, continuous_eval_predicate_fn=None):
@@ -322,12 +338,18 @@ class NativeExperiment:
         del continuous_eval_predicate_fn
         if self._placement.is_evaluator:
             return self.continuous_eval()
-        self.train(evaluate_every_checkpoint=self._placement.is_chief,
+        self.train(evaluate_every_checkpoint=self._chief_evaluates(),
                    throttle_secs=self._spec.eval_throttle_seconds)
         return self._final_evaluation()
 
+    def _chief_evaluates(self):
+        """Whether this task evaluates during training: the chief, unless TF_CONFIG's
+        cluster lists an evaluator (which evaluates every checkpoint anyway; an evaluation
+        on the chief also stalls every worker of a synchronous cluster meanwhile)."""
+        return self._placement.is_chief and not self._placement.has_evaluator
+
     def _final_evaluation(self):
-        if not self._placement.is_chief or self._placement.has_evaluator:
+        if not self._chief_evaluates():
             return self.last_eval_result
         step = int(self._functions.global_step.numpy())
         if self.last_eval_result and self.last_eval_result.get("global_step") == step:
@@ -336,15 +358,23 @@ class NativeExperiment:
 
     def continuous_eval(self, split=None, name=None):
         """Evaluate every new checkpoint until one reaches train_steps (or a timeout)."""
+        evaluated = None
         for checkpoint_path in eval_events.next_checkpoint(self._model_dir,
                                                            self._spec.eval_timeout_mins):
             step = eval_events.checkpoint_step(checkpoint_path)
             if step == 0:
                 logging.info("Skipping evaluation at step 0")
                 continue
-            self._evaluate_latest(split, name)
-            if step is not None and step >= self.train_steps:
-                logging.info("Evaluated the final checkpoint (step %d); stopping", step)
+            # The newest checkpoint is the one evaluated, and it may be newer than the one
+            # announced (the chief saved again meanwhile): without this, that newer one was
+            # evaluated again when announced, and the final one twice.
+            if step is not None and evaluated is not None and step <= evaluated:
+                logging.info("Skipping %s: step %d is evaluated already",
+                             os.path.basename(checkpoint_path), evaluated)
+                continue
+            evaluated = self._evaluate_latest(split, name)["global_step"]
+            if evaluated >= self.train_steps:
+                logging.info("Evaluated the final checkpoint (step %d); stopping", evaluated)
                 break
         return self.last_eval_result
 

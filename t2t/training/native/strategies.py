@@ -3,12 +3,16 @@
     placement = placement_for(run_spec)        # a run_config.RunConfigSpec
     placement.strategy          # default strategy, MirroredStrategy (--worker_gpu > 1) or
                                 # MultiWorkerMirroredStrategy (chief and workers in TF_CONFIG)
-    placement.is_chief          # saves checkpoints, writes summaries, evaluates
+    placement.is_chief          # saves checkpoints, writes summaries, evaluates (unless
+                                # TF_CONFIG's cluster lists an evaluator)
     placement.is_evaluator      # an "evaluator" task: evaluates each new checkpoint
 
 Training is synchronous: every replica (device or worker) computes gradients on its own
-batch, they are summed and applied once per step. TPUs and parameter servers are the
-Estimator backend's (`backends.check_native_supported` says so in one line).
+batch, they are summed and applied once per step. The evaluator may be outside TF_CONFIG's
+cluster (as tf.estimator's docs write it; the chief then evaluates as well, not knowing of
+it) or in it (`{"cluster": {"chief": [...], "worker": [...], "evaluator": [...]}}`). TPUs
+and parameter servers are the Estimator backend's (`backends.check_native_supported` says
+so in one line).
 """
 import dataclasses
 
