@@ -76,13 +76,16 @@ def load(output_dir):
 
 
 def trial_states(path):
-    """The state of each trial in an optuna SQLite file, read-only ([] before it exists)."""
+    """[(state, has its hparams)] of each trial in an optuna SQLite file, read read-only
+    ([] before it exists)."""
     if not os.path.exists(path):
         return []
     try:
         with contextlib.closing(sqlite3.connect("file:%s?mode=ro" % path, uri=True,
                                                 timeout=1)) as db:
-            return [row[0] for row in db.execute("SELECT state FROM trials")]
+            return [(state, params > 0) for state, params in db.execute(
+                "SELECT t.state, COUNT(p.param_id) FROM trials t "
+                "LEFT JOIN trial_params p ON p.trial_id = t.trial_id GROUP BY t.trial_id")]
     except sqlite3.OperationalError:   # tables not created yet, or locked for a moment
         return []
 
@@ -101,14 +104,15 @@ def test_a_killed_study_resumes_and_finds_a_better_configuration(data_dir, usr_d
     reader.start()
     deadline = time.monotonic() + TIMEOUT
     try:
-        # Kill once the study holds 2 ended trials (finished or pruned) and a running one.
+        # Kill once the study holds 2 ended trials (finished or pruned) and a running one
+        # whose hparams are stored (a trial killed before that has none to run again with).
         # The study's database, not the log: a trial's line comes before its state is
         # stored, and which trials get pruned depends on the order parallel trials report.
         # Read-only: opening it with optuna would create its tables while the study does.
         while time.monotonic() < deadline and first.poll() is None:
             states = trial_states(os.path.join(output_dir, "autotune.db"))
-            if (sum(state in ("COMPLETE", "PRUNED") for state in states) >= 2 and
-                    "RUNNING" in states):
+            if (sum(state in ("COMPLETE", "PRUNED") for state, _ in states) >= 2 and
+                    ("RUNNING", True) in states):
                 break
             time.sleep(0.1)
         assert first.poll() is None, "".join(lines)
