@@ -6,7 +6,6 @@ and a cluster needs one process per task (each given its TF_CONFIG).
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import textwrap
@@ -23,6 +22,8 @@ if not backends.estimator_available():
 
 from t2t.datagen import datagen  # noqa: E402
 from t2t.training import experiment  # noqa: E402
+
+from cluster_testing import free_ports, read_log  # noqa: E402
 
 TRAINER = os.path.join(os.path.dirname(sys.executable), "t2t-trainer")
 PROBLEM = "algorithmic_reverse_binary40_test"
@@ -77,17 +78,6 @@ def test_mirrored_strategy_on_two_cpu_replicas(data_dir, tmp_path):
     assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-3")
 
 
-def _free_ports(count):
-    sockets = []
-    try:
-        for _ in range(count):
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            sock.bind(("127.0.0.1", 0))
-            sockets.append(sock)
-        return [sock.getsockname()[1] for sock in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
 
 
 def _done_steps(log):
@@ -98,7 +88,7 @@ def _done_steps(log):
 def test_chief_worker_ps_and_evaluator_train_one_model(data_dir, tmp_path):
     train_steps = 200
     model_dir = str(tmp_path / "run")
-    chief_port, worker_port, ps_port = _free_ports(3)
+    chief_port, worker_port, ps_port = free_ports(3)
     cluster = {"chief": ["127.0.0.1:%d" % chief_port],
                "worker": ["127.0.0.1:%d" % worker_port],
                "ps": ["127.0.0.1:%d" % ps_port]}
@@ -118,7 +108,7 @@ def test_chief_worker_ps_and_evaluator_train_one_model(data_dir, tmp_path):
                                            stderr=subprocess.STDOUT)
         for role in ("chief", "worker", "evaluator"):
             assert procs[role].wait(timeout=TIMEOUT) == 0, "%s failed:\n%s" % (
-                role, _read(logs[role])[-3000:])
+                role, read_log(logs[role])[-3000:])
     finally:
         for proc in procs.values():
             if proc.poll() is None:
@@ -129,7 +119,8 @@ def test_chief_worker_ps_and_evaluator_train_one_model(data_dir, tmp_path):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-    chief_log, worker_log, eval_log = (_read(logs[r]) for r in ("chief", "worker", "evaluator"))
+    chief_log, worker_log, eval_log = (read_log(logs[r])
+                                       for r in ("chief", "worker", "evaluator"))
     for log in logs.values():
         log.close()
 
@@ -151,7 +142,3 @@ def test_chief_worker_ps_and_evaluator_train_one_model(data_dir, tmp_path):
     assert max(history_steps) == max(evaluated)
 
 
-def _read(log_file):
-    log_file.flush()
-    log_file.seek(0)
-    return log_file.read()

@@ -13,7 +13,6 @@ evaluation to it, and the evaluator evaluates each checkpoint once.
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +25,8 @@ from t2t.datagen import datagen
 from t2t.training import eval_events, run_config, trainer_lib
 from t2t.training.native import experiment as native_experiment
 from t2t.training.native import strategies
+
+from cluster_testing import free_ports, read_log
 
 TRAINER = os.path.join(os.path.dirname(sys.executable), "t2t-trainer")
 PROBLEM = "algorithmic_reverse_binary40_test"
@@ -47,23 +48,8 @@ def data_dir(tmp_path_factory):
     return path
 
 
-def _free_ports(count):
-    sockets = []
-    try:
-        for _ in range(count):
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            sock.bind(("127.0.0.1", 0))
-            sockets.append(sock)
-        return [sock.getsockname()[1] for sock in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
 
 
-def _read(log_file):
-    log_file.flush()
-    log_file.seek(0)
-    return log_file.read()
 
 
 def _done(log):
@@ -89,7 +75,7 @@ def _event_file_pids(folder):
 
 def test_chief_worker_and_evaluator_train_one_model(data_dir, tmp_path):
     model_dir = str(tmp_path / "run")
-    chief_port, worker_port = _free_ports(2)
+    chief_port, worker_port = free_ports(2)
     cluster = {"chief": ["127.0.0.1:%d" % chief_port],
                "worker": ["127.0.0.1:%d" % worker_port]}
     local_dir = str(tmp_path / "local")
@@ -115,7 +101,7 @@ def test_chief_worker_and_evaluator_train_one_model(data_dir, tmp_path):
             except subprocess.TimeoutExpired:
                 code = "no exit in %d s" % TIMEOUT
             assert code == 0, "%s: %s\n%s" % (role, code, "\n".join(
-                "--- %s:\n%s" % (r, _read(logs[r])[-2500:]) for r in logs))
+                "--- %s:\n%s" % (r, read_log(logs[r])[-2500:]) for r in logs))
     finally:
         for proc in procs.values():
             if proc.poll() is None:
@@ -126,7 +112,7 @@ def test_chief_worker_and_evaluator_train_one_model(data_dir, tmp_path):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-    chief_log, worker_log, eval_log, local_log = (_read(logs[role]) for role in logs)
+    chief_log, worker_log, eval_log, local_log = (read_log(logs[role]) for role in logs)
     for log in logs.values():
         log.close()
 
