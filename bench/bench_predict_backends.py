@@ -22,6 +22,7 @@ import time
 import numpy as np
 import tensorflow as tf
 
+from t2t.core import backend_choice
 from t2t.core import registry
 from t2t.decoding import decoding
 from t2t.decoding import predictor
@@ -65,7 +66,7 @@ def main():
     parser.add_argument("--lines", type=int, default=256)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    if not predictor.estimator_available():
+    if not backend_choice.estimator_available():
         sys.exit("bench_predict_backends: needs tf.estimator (TensorFlow 2.15, Python 3.9-3.11)")
     from absl import logging
     logging.set_verbosity(logging.WARNING)

@@ -26,15 +26,21 @@ A profile of one t2t step (`RunOptions(trace_level=FULL_TRACE)`) gives the top o
 time, which say where a step goes (matmuls, softmax, layer norm, the optimizer, ...).
 
 Where TensorFlow has no tf.estimator (2.16+) the Estimator sides are left out.
-`native_over_t2t` is the native backend's throughput over the Estimator's, in one run.
+`native_over_t2t` is the native backend's throughput over the Estimator's from those
+rounds; `paired.native_over_estimator` is the fairer figure: the Estimator's training graph
+(its model_fn in a session) and the native train step run alternately, step by step, in
+one process, both fed padded batches of unknown shape as a real input pipeline gives them
+(rounds of a few seconds on a shared machine differ by more than the two backends do).
 
     python bench/bench_training.py [--batch 64] [--length 32] [--rounds 3] [--steps 20]
-    # prints a table and writes bench/results/training.json
+    # prints a table and writes bench/results/training.json (TF 2.15, both backends) or
+    # bench/results/training_tf<major.minor>.json on a TensorFlow without tf.estimator
 """
 import argparse
 import json
 import math
 import os
+import platform
 import statistics
 import tempfile
 import time
@@ -45,9 +51,9 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from absl import logging  # noqa: E402
 
+from t2t.core import backend_choice
 from t2t.core import registry
 from t2t.model import model_hparams
-from t2t.training import backends
 from t2t.training import trainer_lib
 from t2t.training.native import functions as native_functions
 
@@ -211,6 +217,66 @@ def run_native(hparams_set, batch, args):
     return time.perf_counter() - first
 
 
+# ----------------------------------------------------------------------------- paired steps
+def padded_input(batch):
+    """The batch through a real input pipeline's padded batching: batch and length unknown
+    to the graph (as `Problem.input_fn` gives them), for both backends alike."""
+    inputs, targets = batch
+    examples = {"inputs": inputs[:, :, None, None], "targets": targets[:, :, None, None]}
+    shapes = {"inputs": [None, 1, 1], "targets": [None, 1, 1]}
+    dataset = tf.data.Dataset.from_tensor_slices(examples).repeat()
+    dataset = dataset.padded_batch(len(inputs), padded_shapes=shapes)
+    return dataset.map(lambda features: (features, features["targets"]))
+
+
+def run_paired(hparams_set, batch, args):
+    """Seconds of each step of the Estimator's training graph and of the native train step,
+    run alternately in one process ({"estimator": [...], "native": [...]}).
+
+    The Estimator side is its model_fn's graph in a session with the Estimator's session
+    config (no hooks or MonitoredSession around it, so if anything it is faster than
+    `estimator.train`). Alternating step by step puts both sides under the same machine
+    load at each moment: on a shared machine rounds of one side then the other differ by
+    more than the sides do.
+    """
+    model_dir = tempfile.mkdtemp(prefix="bench_paired_")
+    config = trainer_lib.create_run_config(
+        "transformer", model_dir=model_dir, save_checkpoints_steps=10 ** 9,
+        keep_checkpoint_max=1, log_step_count_steps=10 ** 9)
+    estimator = trainer_lib.create_estimator("transformer", t2t_hparams(hparams_set), config)
+    graph = tf.Graph()
+    with graph.as_default():
+        global_step = tf.compat.v1.train.get_or_create_global_step()
+        features, labels = tf.compat.v1.data.make_one_shot_iterator(
+            padded_input(batch)).get_next()
+        spec = estimator.model_fn(features, labels, tf.estimator.ModeKeys.TRAIN,
+                                  estimator.config)
+        initialize = tf.compat.v1.global_variables_initializer()
+    session = tf.compat.v1.Session(graph=graph, config=estimator.config.session_config)
+    session.run(initialize)
+    fetches = [spec.train_op, spec.loss, global_step]
+
+    dataset = padded_input(batch)
+    functions = native_functions.NativeModelFunctions("transformer", t2t_hparams(hparams_set))
+    functions.build(dataset.element_spec, dataset.element_spec)
+    iterator = iter(dataset)
+
+    def native_step():
+        loss, tokens, examples, _, step = functions.train_step(next(iterator))
+        float(loss), int(tokens), int(examples), int(step)  # what the loop logs
+
+    sides = [("estimator", lambda: session.run(fetches)), ("native", native_step)]
+    seconds = {name: [] for name, _ in sides}
+    for index in range(args.warmup + args.paired_steps):
+        for name, step in (sides if index % 2 == 0 else sides[::-1]):
+            start = time.perf_counter()
+            step()
+            if index >= args.warmup:
+                seconds[name].append(time.perf_counter() - start)
+    session.close()
+    return seconds
+
+
 # ----------------------------------------------------------------------------- keras side
 def timing_signal(length, channels):
     """T2T's sinusoid position signal [1, length, channels]."""
@@ -320,7 +386,7 @@ def bench_one(hparams_set, args, peaks):
     flops_per_step = 3 * forward_flops_per_step(hparams, args.batch, args.length)
     keras_model = keras_transformer(hparams, args.length)
     dataset = keras_dataset(batch)
-    estimator = backends.estimator_available()
+    estimator = backend_choice.estimator_available()
     seconds = {"t2t": [], "t2t_xla": [], "native": [], "keras": []}
     if not estimator:
         del seconds["t2t"], seconds["t2t_xla"]
@@ -338,11 +404,12 @@ def bench_one(hparams_set, args, peaks):
         if estimator:
             seconds["t2t_xla"].append(run_t2t(hparams_set, batch, args, use_xla=True)[0])
         seconds["keras"].append(run_keras(keras_model, dataset, args))
+    paired = run_paired(hparams_set, batch, args) if estimator and args.paired_steps else None
     total = float(sum(profile.values())) or 1.0
     top_ops = sorted(profile.items(), key=lambda item: -item[1])[:12]
     result = {"tokens_per_step": tokens_per_step, "train_flops_per_step": flops_per_step,
               "t2t_params": t2t_params, "keras_params": keras_model.count_params(),
-              "seconds_all": seconds,
+              "seconds_all": seconds, "paired_step_seconds": paired,
               "t2t_top_ops": [{"op": op, "share_of_op_time": micros / total}
                               for op, micros in top_ops]}
     return result
@@ -363,6 +430,13 @@ def add_figures(result, args, peak):
         }
     result["native_over_keras"] = (result["native"]["steps_per_sec"] /
                                    result["keras"]["steps_per_sec"])
+    paired = result.get("paired_step_seconds")
+    if paired:
+        estimator, native = (statistics.median(paired[side]) for side in ("estimator", "native"))
+        result["paired"] = {"estimator_median_step_seconds": estimator,
+                            "native_median_step_seconds": native,
+                            "native_over_estimator": estimator / native,
+                            "steps_each": len(paired["native"])}
     if "t2t" in result:
         result["t2t_over_keras"] = (result["t2t"]["steps_per_sec"] /
                                     result["keras"]["steps_per_sec"])
@@ -381,6 +455,8 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
+    # Native vs Estimator in alternating steps (0: leave out); where tf.estimator exists.
+    parser.add_argument("--paired_steps", type=int, default=40)
     parser.add_argument("--hparams_sets", default=",".join(HPARAMS_SETS))
     args = parser.parse_args()
     logging.set_verbosity(logging.WARNING)
@@ -391,7 +467,9 @@ def main():
     peak = max(peaks)
     print("float32 matmul peak: %.1f GFLOP/s (best of %d measurements, lowest %.1f)" % (
         peak / 1e9, len(peaks), min(peaks) / 1e9))
-    results = {"config": vars(args), "vocab_size": VOCAB, "cpu_count": os.cpu_count(),
+    results = {"config": vars(args), "tensorflow": tf.__version__,
+               "python": platform.python_version(),
+               "vocab_size": VOCAB, "cpu_count": os.cpu_count(),
                "matmul_peak_flops_per_sec": peak, "matmul_peak_measurements": peaks,
                "models": models}
     header = "%-18s %-7s %10s %12s %12s %10s" % ("hparams_set", "side", "steps/s", "tokens/s",
@@ -412,6 +490,14 @@ def main():
                   "t2t %d, keras %d); XLA on / off: %.2f" % (
                       hparams_set, result["native_over_t2t"], result["t2t_over_keras"],
                       result["t2t_params"], result["keras_params"], result["xla_on_over_off"]))
+        if "paired" in result:
+            paired = result["paired"]
+            print("%-18s paired steps (%d each, alternating, padded input): Estimator graph "
+                  "%.0f ms, native %.0f ms a step; native / Estimator throughput: %.3f" % (
+                      hparams_set, paired["steps_each"],
+                      1000 * paired["estimator_median_step_seconds"],
+                      1000 * paired["native_median_step_seconds"],
+                      paired["native_over_estimator"]))
         print("%-18s native / keras throughput: %.2f" % (hparams_set,
                                                          result["native_over_keras"]))
         if not result["t2t_top_ops"]:
@@ -420,7 +506,10 @@ def main():
             "%s %.0f%%" % (entry["op"], 100 * entry["share_of_op_time"])
             for entry in result["t2t_top_ops"][:8])))
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    out_path = os.path.join(HERE, "results", "training.json")
+    # Each stack keeps its own figures: the Estimator stack's file has every side.
+    name = ("training.json" if backend_choice.estimator_available() else
+            "training_tf%s.json" % ".".join(tf.__version__.split(".")[:2]))
+    out_path = os.path.join(HERE, "results", name)
     with open(out_path, "w") as out:
         json.dump(results, out, indent=2)
     print("wrote %s" % out_path)

@@ -28,12 +28,29 @@ def _default_random_state():
     yield
 
 
+# The longest test files (a minute or more each in CI): run first, so that with
+# `pytest -n 2 --dist loadfile` no worker starts one of them while the other has finished.
+LONGEST_FILES = ("tydiqa/test_end_to_end.py", "training/test_native_cluster.py",
+                 "hub/test_hub_export.py", "tuning/test_autotune.py",
+                 "training/test_distributed.py")
+
+
+def _longest_first(item):
+    path = str(item.fspath).replace(os.sep, "/")
+    for rank, name in enumerate(LONGEST_FILES):
+        if path.endswith("/tests/" + name):
+            return rank
+    return len(LONGEST_FILES)
+
+
 def pytest_collection_modifyitems(config, items):
-    """Tests marked `estimator` (the Estimator backend's own: EstimatorSpecs, RunConfig,
+    """The longest files first (a stable sort: each file's tests keep their order), and
+    tests marked `estimator` (the Estimator backend's own: EstimatorSpecs, RunConfig,
     parameter-server clusters) skip where TensorFlow has no tf.estimator (2.16+)."""
     del config
-    from t2t.training import backends
-    if backends.estimator_available():
+    items.sort(key=_longest_first)
+    from t2t.core import backend_choice
+    if backend_choice.estimator_available():
         return
     skip = pytest.mark.skip(reason="needs tf.estimator (TensorFlow 2.15, Python 3.9-3.11)")
     for item in items:

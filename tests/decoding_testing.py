@@ -10,6 +10,7 @@ import textwrap
 
 import tensorflow as tf
 
+from t2t.core import backend_choice
 from t2t.core import random_seed, registry
 from t2t.core import usr_dir
 from t2t.core.modes import ModeKeys
@@ -91,7 +92,7 @@ def make_hparams(data_dir):
 def make_estimator(hparams, model_dir, decode_hp=None, backend="auto"):
     """An Estimator (TF 2.15, backend auto or estimator) or, on TF 2.16+ or with backend
     "native", a CheckpointPredictor: both have `model_dir` and `predict`."""
-    if predictor.resolve_backend(backend) == "native":
+    if backend_choice.resolve_backend(backend) == "native":
         return predictor.CheckpointPredictor(MODEL, hparams, model_dir, decode_hp,
                                              random_seed=1)
     config = tf.estimator.RunConfig(model_dir=model_dir, tf_random_seed=1,

@@ -42,7 +42,7 @@ cli.quiet_tensorflow_logs()
 import tensorflow as tf  # noqa: E402  (after the TF log setting)
 
 from t2t.bin import flags as t2t_flags  # noqa: E402
-from t2t.core import errors, registry  # noqa: E402
+from t2t.core import backend_choice, errors, registry  # noqa: E402
 from t2t.core import random_seed, usr_dir
 from t2t.data import shard_check  # noqa: E402
 from t2t.decoding import decoding  # noqa: E402  (after the TF log setting)
@@ -74,7 +74,7 @@ def define_decoder_flags():
     _define(flags.DEFINE_bool, "disable_grappler_optimizations", False, "Disable Grappler "
             "(works around tensor format errors).")
     if "backend" not in FLAGS:
-        flags.DEFINE_enum("backend", "auto", list(predictor.BACKENDS), "estimator: decode "
+        flags.DEFINE_enum("backend", "auto", list(backend_choice.BACKENDS), "estimator: decode "
                           "through tf.estimator (TensorFlow 2.15 only); native: restore the "
                           "checkpoint into a session without it; auto: estimator where "
                           "tf.estimator exists. Both decode identically.")
@@ -250,7 +250,7 @@ def main(argv):
     if FLAGS.mixture_or_task_name:
         return main_task()
     require_flags("problem", "model", "hparams_set")
-    predictor.resolve_backend(FLAGS.backend)
+    backend_choice.resolve_backend(FLAGS.backend)
     if FLAGS.use_tpu:
         raise errors.UserError("t2t-decoder does not decode on TPUs; drop --use_tpu")
     decode_hp = create_decode_hparams()
@@ -296,7 +296,7 @@ def main_task():
     if FLAGS.problem:
         raise errors.UserError("give --problem or --mixture_or_task_name, not both")
     require_flags("model", "hparams_set")
-    predictor.resolve_backend(FLAGS.backend)
+    backend_choice.resolve_backend(FLAGS.backend)
     if FLAGS.score_file and not FLAGS.decode_to_file:
         raise errors.UserError("to score a file, give --decode_to_file for the results")
     decode_hp = create_decode_hparams()

@@ -20,38 +20,13 @@ import inspect
 import numpy as np
 import tensorflow as tf
 
+from t2t.core import backend_choice
 from t2t.core import errors
 from t2t.core import registry
 from t2t.core.modes import ModeKeys
 from t2t.model import model_hparams
 
 _v1 = tf.compat.v1
-BACKENDS = ("auto", "estimator", "native")
-
-
-def estimator_available():
-    """Whether this TensorFlow has `tf.estimator` (2.15: yes; 2.16+: no)."""
-    try:
-        return hasattr(tf, "estimator") and hasattr(tf.estimator, "Estimator")
-    except ImportError:  # tensorflow_estimator missing behind the lazy loader
-        return False
-
-
-def resolve_backend(backend="auto"):
-    """"estimator" or "native" for --backend=auto|estimator|native; one-line UserError for a
-    backend this TensorFlow cannot run.
-
-        resolve_backend("auto")   # "estimator" on TF 2.15, "native" on TF 2.21
-    """
-    if backend not in BACKENDS:
-        raise errors.UserError("--backend=%s: give one of %s" % (backend, ", ".join(BACKENDS)))
-    if backend == "auto":
-        return "estimator" if estimator_available() else "native"
-    if backend == "estimator" and not estimator_available():
-        raise errors.UserError(
-            "--backend=estimator needs tf.estimator, which TensorFlow %s does not have; use "
-            "--backend=native (or auto), or TensorFlow 2.15 (Python 3.9-3.11)" % tf.__version__)
-    return backend
 
 
 def model_predictions(model_name, hparams, features, decode_hparams=None):
@@ -186,7 +161,7 @@ def create_predictor(model_name, hparams, model_dir, decode_hparams=None, backen
     """An object with `model_dir` and `predict(input_fn, checkpoint_path=...)`: a
     `tf.estimator.Estimator` on the estimator backend (TF 2.15, `backend` "estimator" or
     "auto"), else a `CheckpointPredictor`. Both decode identically."""
-    if resolve_backend(backend) == "native":
+    if backend_choice.resolve_backend(backend) == "native":
         return CheckpointPredictor(model_name, hparams, model_dir, decode_hparams,
                                    session_config=session_config, random_seed=random_seed)
     from t2t.model import t2t_model

@@ -28,6 +28,7 @@ import tensorflow as tf
 from t2t.core import errors
 from t2t.core import registry
 from t2t.core.modes import ModeKeys
+from t2t.model import variable_store
 
 _v1 = tf.compat.v1
 _TRAIN = ModeKeys.TRAIN
@@ -89,8 +90,11 @@ class Encoder(tf.train.Checkpoint):
         super().__init__()
         self._train_model = build_model(model_name, hparams, _TRAIN)
         self._eval_model = build_model(model_name, hparams, _EVAL)
-        self._by_name = load_encoder_variables(self._eval_model, checkpoint_path)
-        self.variables = list(self._by_name.values())
+        # Answers the models' get_variable calls with the checkpoint's values (by the
+        # training run's names); frozen: a name the checkpoint lacks is an error.
+        self._store = variable_store.VariableStore(
+            load_encoder_variables(self._eval_model, checkpoint_path))
+        self.variables = list(self._store.variables.values())
         self.trainable_variables = list(self.variables)
         self.regularization_losses = []
         specs = input_specs()
@@ -101,10 +105,6 @@ class Encoder(tf.train.Checkpoint):
     def width(self):
         return self._eval_model.hparams.hidden_size
 
-    def _getter(self, getter, name, *args, **kwargs):
-        del getter, args, kwargs
-        return self._by_name[name]
-
     @tf.function(autograph=False)
     def __call__(self, inputs, training=False):
         missing = [name for name in INPUT_NAMES if name not in inputs]
@@ -112,7 +112,7 @@ class Encoder(tf.train.Checkpoint):
             raise ValueError("the encoder takes a dict with %s (the preprocessor's output); "
                              "%s missing" % (", ".join(INPUT_NAMES), ", ".join(missing)))
         model = self._train_model if training else self._eval_model
-        with _v1.variable_scope(_v1.get_variable_scope(), custom_getter=self._getter):
+        with self._store.scope():
             outputs = model.encode_ids(*[tf.cast(inputs[name], tf.int32)
                                          for name in INPUT_NAMES])
         return {"pooled_output": outputs["pooled_output"],

@@ -24,12 +24,12 @@ from typing import Mapping, Optional
 import tensorflow as tf
 from absl import logging
 
+from t2t.core import backend_choice
 from t2t.core import errors
 from t2t.decoding import decoding
 from t2t.model import model_hparams
 from t2t.seqio_training import inference
 from t2t.seqio_training import task_problem as task_problem_lib
-from t2t.training import backends
 from t2t.training import run_config as run_config_lib
 from t2t.training import trainer_lib
 import t2t.seqio.evaluation as evaluation
@@ -197,7 +197,7 @@ def create_task_experiment(run_config, hparams, model_name: str, spec: TaskTrain
     if decode_hparams is None:
         decode_hparams = decoding.decode_hparams(TRAINING_DECODE_HPARAMS)
     is_spec = isinstance(run_config, run_config_lib.RunConfigSpec)
-    backend = backends.resolve_backend(backend) if is_spec else "estimator"
+    backend = backend_choice.resolve_backend(backend) if is_spec else "estimator"
     if is_spec and backend == "estimator":
         run_config = run_config_lib.run_config_from_spec(run_config)
     exporters = list(experiment_kwargs.pop("additional_exporters", None) or [])

@@ -9,13 +9,27 @@ stopping, `t2t.tuning` and TensorBoard read them back:
     read_eval_metrics("/run/eval")      # {200: {"loss": 1.5, "metrics-p/targets/accuracy": 0.7}}
     read_eval_history("/run/eval", "loss")        # ([200], [1.5])
     has_metric_plateaued([100, 200, 300], [5.0, 4.95, 4.93], num_steps=200, delta=0.1)  # True
+
+A run that stops early says so in `<model_dir>/training_stopped_early.json`, so an
+evaluator following its checkpoints stops after the final one instead of waiting
+`--eval_timeout_mins` for a checkpoint at `train_steps` that never comes:
+
+    write_early_stop("/run", step=1200, train_steps=5000)
+    early_stop_step("/run", train_steps=5000)     # 1200
+    early_stop_step("/run", train_steps=8000)     # None: a resumed, longer run's evaluator
 """
+import json
 import os
+import time
 
 import numpy as np
 import tensorflow as tf
+from absl import logging
 
+from t2t.core import atomic_files
 from t2t.core import errors
+
+EARLY_STOP_FILE = "training_stopped_early.json"
 
 
 def write_eval_summary(eval_dir, metrics, step, checkpoint_path=None):
@@ -138,15 +152,65 @@ def checkpoint_step(checkpoint_path):
     return None
 
 
-def next_checkpoint(model_dir, timeout_mins=240):
+
+
+
+
+def write_early_stop(model_dir, step, train_steps):
+    """Record that training of `train_steps` steps stopped early at `step` (atomic)."""
+    path = os.path.join(model_dir, EARLY_STOP_FILE)
+    with atomic_files.atomic_write(path, "w") as out:
+        json.dump({"step": int(step), "train_steps": int(train_steps)}, out)
+
+
+def clear_early_stop(model_dir):
+    """Forget an earlier early stop (a run that trains again starts without one)."""
+    path = os.path.join(model_dir, EARLY_STOP_FILE)
+    if atomic_files.path_exists(path):
+        atomic_files.remove_path(path)
+
+
+def early_stop_step(model_dir, train_steps):
+    """The step where a run of `train_steps` steps stopped early; None if it has not.
+
+    A record of another `train_steps` is an earlier run's (resumed since with a new
+    --train_steps): None.
+    """
+    path = os.path.join(model_dir, EARLY_STOP_FILE)
+    try:
+        with tf.io.gfile.GFile(path) as record:
+            values = json.load(record)
+    except (tf.errors.NotFoundError, ValueError):
+        return None
+    if values.get("train_steps") != train_steps:
+        return None
+    return values.get("step")
+
+
+def next_checkpoint(model_dir, timeout_mins=240, stop_fn=None, poll_secs=1.0):
     """Yield each new checkpoint path of `model_dir`, waiting up to `timeout_mins` for one.
 
     A negative timeout waits forever; the generator ends when no new checkpoint appears in
-    time.
+    time, or as soon as `stop_fn()` (asked at every poll while waiting) says True. Only the
+    newest checkpoint is yielded: one saved and replaced during an evaluation is skipped.
     """
     timeout_secs = None if timeout_mins < 0 else timeout_mins * 60
-    for ckpt_path in tf.train.checkpoints_iterator(model_dir, min_interval_secs=1,
-                                                   timeout=timeout_secs):
-        yield ckpt_path
-
-
+    last_path, waiting_since = None, time.monotonic()
+    logged_wait = False
+    while True:
+        path = tf.train.latest_checkpoint(model_dir)
+        if path is not None and path != last_path:
+            last_path, logged_wait = path, False
+            yield path
+            waiting_since = time.monotonic()
+            continue
+        if stop_fn is not None and stop_fn():
+            return
+        if timeout_secs is not None and time.monotonic() - waiting_since >= timeout_secs:
+            logging.info("No new checkpoint in %s for %d minutes; stopping", model_dir,
+                         timeout_mins)
+            return
+        if not logged_wait:
+            logging.info("Waiting for a new checkpoint in %s", model_dir)
+            logged_wait = True
+        time.sleep(poll_secs)

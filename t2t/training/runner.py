@@ -27,6 +27,7 @@ import tensorflow as tf
 from absl import logging
 
 from t2t.core import atomic_files
+from t2t.core import backend_choice
 from t2t.core import errors
 from t2t.training import backends
 from t2t.training import run_config as run_config_lib
@@ -61,9 +62,9 @@ class TrainingJob:
     def __post_init__(self):
         if bool(self.problem_name) == bool(self.mixture_or_task_name):
             raise errors.UserError("give --problem or --mixture_or_task_name (one of them)")
-        if self.backend not in backends.BACKENDS:
+        if self.backend not in backend_choice.BACKENDS:
             raise errors.UserError("--backend=%r is not a backend; use one of %s" %
-                                   (self.backend, ", ".join(backends.BACKENDS)))
+                                   (self.backend, ", ".join(backend_choice.BACKENDS)))
 
     @property
     def schedule(self):
@@ -129,7 +130,7 @@ def has_checkpoint(model_dir):
 def choose_backend(job):
     """The backend that runs `job` ("estimator" or "native"), logged; one-line errors
     for what the chosen backend cannot run."""
-    backend = backends.resolve_backend(job.backend)
+    backend = backend_choice.resolve_backend(job.backend)
     if backend == "native":
         backends.check_native_supported(
             use_tpu=job.run_config.get("use_tpu", False),

@@ -9,8 +9,8 @@ from absl import flags
 from absl.testing import flagsaver
 
 from t2t.bin import t2t_decoder
+from t2t.core import backend_choice
 from t2t.core import errors, registry
-from t2t.decoding import predictor
 
 from decoding_testing import (DEV_SIZE, HPARAMS, HPARAMS_SET, MODEL, PROBLEM,
                               assert_decodes_in_input_order, dev_pairs, trained_model)
@@ -132,7 +132,7 @@ def test_resolve_checkpoint(model, tmp_path):
         t2t_decoder.resolve_checkpoint(None, "")
 
 
-@pytest.mark.skipif(not predictor.estimator_available(), reason="no tf.estimator")
+@pytest.mark.skipif(not backend_choice.estimator_available(), reason="no tf.estimator")
 @pytest.mark.parametrize("decode_hparams", ["beam_size=1", "beam_size=3,alpha=0.6"])
 def test_backends_write_identical_decodes(model, tmp_path, parsed_flags, decode_hparams):
     texts = {}
@@ -154,7 +154,7 @@ def test_backends_write_identical_decodes(model, tmp_path, parsed_flags, decode_
 
 def test_estimator_backend_without_tf_estimator_is_a_user_error(model, parsed_flags,
                                                                  monkeypatch):
-    monkeypatch.setattr(predictor, "estimator_available", lambda: False)
+    monkeypatch.setattr(backend_choice, "estimator_available", lambda: False)
     for name, value in common_flags(model).items():
         setattr(FLAGS, name, value)
     FLAGS.backend = "estimator"

@@ -17,8 +17,9 @@ from absl import flags
 from absl.testing import flagsaver
 
 from t2t.bin import t2t_trainer
+from t2t.core import backend_choice
 from t2t.core import errors
-from t2t.training import backends, eval_events, trainer_lib
+from t2t.training import eval_events, trainer_lib
 
 TRAINER = os.path.join(os.path.dirname(sys.executable), "t2t-trainer")
 PROBLEM = "algorithmic_reverse_binary40_test"
@@ -210,7 +211,7 @@ def test_sigkill_then_rerun_resumes_from_last_checkpoint(tmp_path):
                            capture_output=True, text=True, timeout=TIMEOUT)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     log = rerun.stderr
-    if backends.estimator_available():
+    if backend_choice.estimator_available():
         assert "Compiling the model function with XLA" in log
     resumed = re.search(r"resuming at global step (\d+)", log)
     assert resumed and int(resumed.group(1)) == last_step, log[-3000:]

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from t2t.core import backend_choice
 from t2t.core import errors
 from t2t.decoding import decoding
 from t2t.decoding import predictor
@@ -11,7 +12,7 @@ from t2t.decoding import predictor
 from decoding_testing import (DEV_SIZE, MODEL, assert_decodes_in_input_order, dev_pairs,
                               make_estimator, make_hparams, trained_model)
 
-needs_estimator = pytest.mark.skipif(not predictor.estimator_available(),
+needs_estimator = pytest.mark.skipif(not backend_choice.estimator_available(),
                                      reason="this TensorFlow has no tf.estimator")
 
 
@@ -83,15 +84,16 @@ def test_native_predictor_decodes_the_dev_set(model, tmp_path):
 
 
 def test_backend_choice_and_errors(model, tmp_path, monkeypatch):
-    assert predictor.resolve_backend("native") == "native"
-    assert predictor.resolve_backend("auto") == (
-        "estimator" if predictor.estimator_available() else "native")
-    with pytest.raises(errors.UserError, match="--backend=tpu: give one of auto, estimator"):
-        predictor.resolve_backend("tpu")
-    monkeypatch.setattr(predictor, "estimator_available", lambda: False)
-    assert predictor.resolve_backend("auto") == "native"
+    assert backend_choice.resolve_backend("native") == "native"
+    assert backend_choice.resolve_backend("auto") == (
+        "estimator" if backend_choice.estimator_available() else "native")
+    with pytest.raises(errors.UserError,
+                       match="--backend=tpu is not a backend; use one of auto, estimator"):
+        backend_choice.resolve_backend("tpu")
+    monkeypatch.setattr(backend_choice, "estimator_available", lambda: False)
+    assert backend_choice.resolve_backend("auto") == "native"
     with pytest.raises(errors.UserError, match="--backend=estimator needs tf.estimator"):
-        predictor.resolve_backend("estimator")
+        backend_choice.resolve_backend("estimator")
     hparams = make_hparams(model["data_dir"])
     empty = predictor.create_predictor(MODEL, hparams, str(tmp_path / "empty"))
     assert isinstance(empty, predictor.CheckpointPredictor)

@@ -27,15 +27,16 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from t2t.core import backend_choice
 from t2t.datagen import datagen
-from t2t.training import backends, eval_events
+from t2t.training import eval_events
 
 FIXTURE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                        "fixtures", "estimator_tf215_checkpoint")
 BIN = os.path.dirname(sys.executable)
 TIMEOUT = 300
 MORE_STEPS = 2
-HAS_ESTIMATOR = backends.estimator_available()
+HAS_ESTIMATOR = backend_choice.estimator_available()
 needs_estimator = pytest.mark.skipif(not HAS_ESTIMATOR,
                                      reason="this TensorFlow has no tf.estimator")
 
@@ -200,7 +201,7 @@ def assert_resumed_from_fixture(model_dir, log):
 def test_training_resumes_from_the_fixture(runs):
     returncode, log = runs.wait("resume_default")
     assert returncode == 0, log[-3000:]
-    assert "Training backend: %s (--backend=auto" % backends.resolve_backend("auto") in log
+    assert "Training backend: %s (--backend=auto" % backend_choice.resolve_backend("auto") in log
     assert "Restored hparam hidden_size: 128 -> 16" in log   # from the fixture's hparams.json
     assert_resumed_from_fixture(runs.resumed_dir, log)
     decodes = runs.decodes("decode_resumed")

@@ -10,10 +10,12 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 import tensorflow as tf
 
+from t2t.core import backend_choice
 from t2t.core import errors
 from t2t.datagen import datagen
 from t2t.training import backends, eval_events, run_config, runner, trainer_lib
@@ -24,7 +26,7 @@ PROBLEM = "algorithmic_reverse_binary40_test"
 TINY = "hidden_size=16,filter_size=32,num_hidden_layers=1,num_heads=2,batch_size=128"
 TIMEOUT = 300
 ACCURACY = "metrics-%s/targets/accuracy" % PROBLEM
-needs_estimator = pytest.mark.skipif(not backends.estimator_available(),
+needs_estimator = pytest.mark.skipif(not backend_choice.estimator_available(),
                                      reason="this TensorFlow has no tf.estimator")
 
 
@@ -81,7 +83,7 @@ def _count_traces(monkeypatch):
 @pytest.fixture(scope="module")
 def estimator_run(data_dir, tmp_path_factory):
     """An Estimator run of 2 steps: its folder and its evaluation of model.ckpt-2."""
-    if not backends.estimator_available():
+    if not backend_choice.estimator_available():
         pytest.skip("this TensorFlow has no tf.estimator")
     model_dir = str(tmp_path_factory.mktemp("estimator"))
     experiment = _estimator(model_dir, data_dir, 2)
@@ -118,7 +120,7 @@ def test_native_learns_with_estimators_files(data_dir, tmp_path, request):
             train_tags.update(value.tag for value in event.summary.value)
     assert train_tags >= {"loss", "learning_rate", "global_step/sec"}
 
-    if backends.estimator_available():
+    if backend_choice.estimator_available():
         # Every variable, optimizer slot and the global step, named and shaped as the
         # Estimator's checkpoint has them.
         estimator_dir, _ = request.getfixturevalue("estimator_run")
@@ -166,6 +168,26 @@ def test_early_stopping_reads_eval_events(data_dir, tmp_path, monkeypatch):
     assert sorted(eval_events.read_eval_metrics(os.path.join(model_dir, "eval"))) == [5, 10]
     # One trace of each step for the whole run (every extra trace costs seconds at startup).
     assert traces == {"train": 1, "eval": 1}
+    # The stop is recorded, so an evaluator following the run stops after the final
+    # checkpoint instead of waiting --eval_timeout_mins (60 here) for step 1000.
+    assert eval_events.early_stop_step(model_dir, train_steps=1000) == 10
+    evaluator = _native(model_dir, data_dir, 1000, schedule="continuous_eval",
+                        eval_timeout_mins=60)
+    thread = threading.Thread(target=evaluator.continuous_eval, daemon=True)
+    thread.start()
+    thread.join(timeout=TIMEOUT)
+    assert not thread.is_alive(), "the evaluator waited on after the run stopped early"
+    assert evaluator.last_eval_result["global_step"] == 10
+    # A run resumed with another --train_steps is not the one that stopped early: its
+    # evaluator waits for new checkpoints (here until its 0.05-minute timeout).
+    assert eval_events.early_stop_step(model_dir, train_steps=2000) is None
+    longer = _native(model_dir, data_dir, 2000, schedule="continuous_eval",
+                     eval_timeout_mins=0.05)
+    assert longer.continuous_eval()["global_step"] == 10
+    # Training again clears the record (the chief writes a new one if it stops again).
+    _native(model_dir, data_dir, 12).train()
+    assert eval_events.early_stop_step(model_dir, train_steps=12) is None
+    assert not os.path.exists(os.path.join(model_dir, eval_events.EARLY_STOP_FILE))
 
 
 # ---------------------------------------------------------------------------- runner
@@ -197,13 +219,13 @@ def test_runner_saves_the_job_and_resumes_it(data_dir, tmp_path, monkeypatch):
 
 # ---------------------------------------------------------------------------- refusals
 def test_backend_choice_and_refusals(monkeypatch):
-    monkeypatch.setattr(backends, "estimator_available", lambda: False)
-    assert backends.resolve_backend("auto") == "native"
+    monkeypatch.setattr(backend_choice, "estimator_available", lambda: False)
+    assert backend_choice.resolve_backend("auto") == "native"
     with pytest.raises(errors.UserError, match="--backend=estimator needs tf.estimator, "
                        "which TensorFlow .* does not have; use --backend=native"):
-        backends.resolve_backend("estimator")
-    monkeypatch.setattr(backends, "estimator_available", lambda: True)
-    assert backends.resolve_backend("auto") == "estimator"
+        backend_choice.resolve_backend("estimator")
+    monkeypatch.setattr(backend_choice, "estimator_available", lambda: True)
+    assert backend_choice.resolve_backend("auto") == "estimator"
     with pytest.raises(errors.UserError, match="--use_tpu needs the Estimator backend"):
         backends.check_native_supported(use_tpu=True)
     with pytest.raises(errors.UserError, match=r"parameter servers \(a 'ps' task"):

@@ -7,8 +7,8 @@ evaluator is a task type outside it ("the evaluator is not part of the training 
 Without dropout, two workers of one replica each train exactly the model that one process
 with two replicas (--worker_gpu=2 on two CPU devices) trains: same batches, same weights.
 
-In-process, with the placement given: a chief whose cluster lists an evaluator leaves
-evaluation to it, and the evaluator evaluates each checkpoint once.
+In-process, with the placement given: a chief in a cluster leaves evaluation to the
+evaluator task (tf.estimator's rule), and the evaluator evaluates each checkpoint once.
 """
 import json
 import os
@@ -141,7 +141,10 @@ def test_chief_worker_and_evaluator_train_one_model(data_dir, tmp_path):
     losses = [float(loss) for _, loss, _ in chief_lines]
     assert losses[-1] < losses[0], losses
 
-    # The evaluator evaluated the final checkpoint once, wrote eval/ events and stopped.
+    # The evaluator evaluated the final checkpoint once, wrote eval/ events and stopped;
+    # the chief (in a cluster, as tf.estimator's) evaluated nothing.
+    assert "Evaluation of" not in chief_log
+    assert "evaluations are the evaluator task's" in chief_log
     assert len(re.findall(r"Evaluation of model\.ckpt-%d at global step %d" % (
         TRAIN_STEPS, TRAIN_STEPS), eval_log)) == 1, eval_log[-3000:]
     assert "Evaluated the final checkpoint (step %d)" % TRAIN_STEPS in eval_log
@@ -182,8 +185,8 @@ def test_evaluation_is_the_evaluators_and_once_per_checkpoint(data_dir, tmp_path
     monkeypatch.setattr(eval_events, "write_eval_summary", lambda eval_dir, metrics, step, **kw: (
         written.append(step), write(eval_dir, metrics, step, **kw)))
 
-    # A chief whose TF_CONFIG cluster lists an evaluator leaves every evaluation to it.
-    chief = strategies.Placement(default, is_chief=True, has_evaluator=True)
+    # A chief in a TF_CONFIG cluster leaves every evaluation to the evaluator task.
+    chief = strategies.Placement(default, is_chief=True, in_cluster=True)
     _experiment(data_dir, model_dir, chief).train_and_evaluate()
     assert tf.train.latest_checkpoint(model_dir).endswith("model.ckpt-4")
     assert written == []
@@ -192,15 +195,15 @@ def test_evaluation_is_the_evaluators_and_once_per_checkpoint(data_dir, tmp_path
     # final one, and stops there: not 4 again when told of it next.
     announced = []
 
-    def next_checkpoint(folder, timeout_mins):
-        del timeout_mins
+    def next_checkpoint(folder, timeout_mins, **kwargs):
+        del timeout_mins, kwargs
         for step in (2, 4):
             announced.append(step)
             yield os.path.join(folder, "model.ckpt-%d" % step)
 
     monkeypatch.setattr(eval_events, "next_checkpoint", next_checkpoint)
     evaluator = strategies.Placement(default, is_chief=False, is_evaluator=True,
-                                     has_evaluator=True)
+                                     in_cluster=True)
     metrics = _experiment(data_dir, model_dir, evaluator).continuous_eval()
     assert metrics["global_step"] == 4
     assert (written, announced) == ([4], [2])

@@ -13,9 +13,9 @@ import tensorflow as tf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from t2t.training import backends
+from t2t.core import backend_choice
 
-if not backends.estimator_available():
+if not backend_choice.estimator_available():
     # The Estimator backend's own tests (its experiment, RunConfig and ps clusters);
     # tests/training/test_native.py covers the native backend.
     pytest.skip("needs tf.estimator (TensorFlow 2.15)", allow_module_level=True)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import textwrap
 
-from t2t.decoding import predictor
+from t2t.core import backend_choice
 from t2t.tydiqa import synthetic
 
 PROBLEM = "tydiqa_learnable_test"
@@ -70,7 +70,7 @@ def test_datagen_train_decode_evaluate(tmp_path):
     assert set(lines[0]) == {"example_id", "language", "passage_answer_index",
                              "passage_answer_score", "minimal_answer",
                              "minimal_answer_score", "yes_no_answer"}
-    if predictor.estimator_available():
+    if backend_choice.estimator_available():
         # The Estimator-free predictor writes the same predictions.
         native = str(tmp_path / "native.jsonl")
         run("t2t-decoder", *common, *model, "--decode_to_file=" + native, "--backend=native")

@@ -201,6 +201,8 @@ class NativeExperiment:
                                     num_replicas=self._placement.num_replicas)
         if step == 0 and tf.train.latest_checkpoint(self._model_dir) is None:
             self._save(0)
+        if self._placement.is_chief:
+            eval_events.clear_early_stop(self._model_dir)
         if step >= max_steps:
             logging.info("Global step %d is already at --train_steps=%d", step, max_steps)
         chief = self._placement.is_chief
@@ -240,6 +242,9 @@ class NativeExperiment:
                 break
         if last_saved_step != step:
             self._save(step)
+        if self.stopped_early_at_step is not None and self._placement.is_chief:
+            # After the final checkpoint: an evaluator that reads this has it to evaluate.
+            eval_events.write_early_stop(self._model_dir, step, self.train_steps)
         if writer is not None:
             writer.close()
         self.train_summary = log.end()
@@ -330,6 +335,7 @@ class NativeExperiment:
         """Train with an evaluation after every checkpoint, and of the final one."""
         if self._placement.is_evaluator:
             return self.continuous_eval()
+        self._log_cluster_evaluation()
         self.train(evaluate_every_checkpoint=self._chief_evaluates(), throttle_secs=0)
         return self._final_evaluation()
 
@@ -338,15 +344,20 @@ class NativeExperiment:
         del continuous_eval_predicate_fn
         if self._placement.is_evaluator:
             return self.continuous_eval()
+        self._log_cluster_evaluation()
         self.train(evaluate_every_checkpoint=self._chief_evaluates(),
                    throttle_secs=self._spec.eval_throttle_seconds)
         return self._final_evaluation()
 
     def _chief_evaluates(self):
-        """Whether this task evaluates during training: the chief, unless TF_CONFIG's
-        cluster lists an evaluator (which evaluates every checkpoint anyway; an evaluation
-        on the chief also stalls every worker of a synchronous cluster meanwhile)."""
-        return self._placement.is_chief and not self._placement.has_evaluator
+        """Whether this task evaluates during training: the chief of a run without a
+        cluster. In a TF_CONFIG cluster the evaluator task does (tf.estimator's rule)."""
+        return self._placement.is_chief and not self._placement.in_cluster
+
+    def _log_cluster_evaluation(self):
+        if self._placement.is_chief and self._placement.in_cluster:
+            logging.info("In a cluster, evaluations are the evaluator task's (TF_CONFIG task "
+                         "type \"evaluator\"); this chief trains only")
 
     def _final_evaluation(self):
         if not self._chief_evaluates():
@@ -357,10 +368,17 @@ class NativeExperiment:
         return self._evaluate_now(step)
 
     def continuous_eval(self, split=None, name=None):
-        """Evaluate every new checkpoint until one reaches train_steps (or a timeout)."""
+        """Evaluate every new checkpoint until one reaches train_steps, or the final one of
+        a run that stopped early (or until eval_timeout_mins pass without a new one)."""
         evaluated = None
+
+        def training_ended():
+            stop = eval_events.early_stop_step(self._model_dir, self.train_steps)
+            return stop is not None and evaluated is not None and evaluated >= stop
+
         for checkpoint_path in eval_events.next_checkpoint(self._model_dir,
-                                                           self._spec.eval_timeout_mins):
+                                                           self._spec.eval_timeout_mins,
+                                                           stop_fn=training_ended):
             step = eval_events.checkpoint_step(checkpoint_path)
             if step == 0:
                 logging.info("Skipping evaluation at step 0")
@@ -373,7 +391,7 @@ class NativeExperiment:
                              os.path.basename(checkpoint_path), evaluated)
                 continue
             evaluated = self._evaluate_latest(split, name)["global_step"]
-            if evaluated >= self.train_steps:
+            if evaluated >= self.train_steps or training_ended():
                 logging.info("Evaluated the final checkpoint (step %d); stopping", evaluated)
                 break
         return self.last_eval_result

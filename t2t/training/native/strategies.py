@@ -3,14 +3,15 @@
     placement = placement_for(run_spec)        # a run_config.RunConfigSpec
     placement.strategy          # default strategy, MirroredStrategy (--worker_gpu > 1) or
                                 # MultiWorkerMirroredStrategy (chief and workers in TF_CONFIG)
-    placement.is_chief          # saves checkpoints, writes summaries, evaluates (unless
-                                # TF_CONFIG's cluster lists an evaluator)
+    placement.is_chief          # saves checkpoints, writes summaries; evaluates too when
+                                # it trains alone (not in a TF_CONFIG cluster)
     placement.is_evaluator      # an "evaluator" task: evaluates each new checkpoint
 
 Training is synchronous: every replica (device or worker) computes gradients on its own
-batch, they are summed and applied once per step. The evaluator may be outside TF_CONFIG's
-cluster (as tf.estimator's docs write it; the chief then evaluates as well, not knowing of
-it) or in it (`{"cluster": {"chief": [...], "worker": [...], "evaluator": [...]}}`). TPUs
+batch, they are summed and applied once per step. In a cluster, as with tf.estimator's
+`train_and_evaluate`, evaluating is the evaluator task's alone (the chief cannot know of
+one: tf.estimator's TF_CONFIG leaves the evaluator out of the cluster; an evaluation on the
+chief would also stall every worker of a synchronous step meanwhile). TPUs
 and parameter servers are the Estimator backend's (`backends.check_native_supported` says
 so in one line).
 """
@@ -32,7 +33,7 @@ class Placement:
     strategy: tf.distribute.Strategy
     is_chief: bool = True
     is_evaluator: bool = False
-    has_evaluator: bool = False
+    in_cluster: bool = False
     num_async_replicas: int = 1
 
     @property
@@ -78,10 +79,9 @@ def placement_for(run_spec):
     if run_config_lib.is_distributed():
         task = config.get("task") or {}
         task_type, task_index = task.get("type"), int(task.get("index") or 0)
-        has_evaluator = bool(cluster.get("evaluator"))
         if task_type == "evaluator":
             return Placement(tf.distribute.get_strategy(), is_chief=False, is_evaluator=True,
-                             has_evaluator=True)
+                             in_cluster=True)
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
         has_chief = bool(cluster.get("chief") or cluster.get("master"))
         is_chief = task_type in ("chief", "master") or (
@@ -89,7 +89,7 @@ def placement_for(run_spec):
         logging.info("MultiWorkerMirroredStrategy: %d replicas, this task %s %d%s",
                      strategy.num_replicas_in_sync, task_type, task_index,
                      " (chief)" if is_chief else "")
-        return Placement(strategy, is_chief=is_chief, has_evaluator=has_evaluator,
+        return Placement(strategy, is_chief=is_chief, in_cluster=True,
                          num_async_replicas=run_spec.num_async_replicas)
     ensure_cpu_devices(run_spec.num_gpus)
     devices = run_config_lib.replica_devices(run_spec.num_gpus, run_spec.gpu_order)
