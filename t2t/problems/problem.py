@@ -49,12 +49,17 @@ _PREDICT = ModeKeys.PREDICT
 
 
 def _read_files(data_files, load, shuffle_files):
-    """`load(files)` of all files, or interleaved file by file (in parallel) when shuffled."""
+    """`load(files)` of all files, or interleaved file by file (in parallel) when shuffled.
+
+    The interleave keeps a fixed order (`tf.data.Options.deterministic`, default True), so
+    a seeded run reads the same examples in the same order every time; T2T read the files
+    "sloppily", in whatever order its threads finished, which made training unrepeatable.
+    """
     if not shuffle_files:
         return load(data_files)
     files = tf.data.Dataset.from_tensor_slices(tf.constant(data_files))
     return files.interleave(load, cycle_length=min(8, len(data_files)),
-                            num_parallel_calls=tf.data.AUTOTUNE, deterministic=False)
+                            num_parallel_calls=tf.data.AUTOTUNE)
 
 
 def cpu_count():
@@ -403,7 +408,7 @@ class Problem:
         """Apply `preprocess_example` to a Dataset of decoded examples.
 
         A dict result is mapped; a Dataset result is flattened (flat_map, or a
-        parallel interleave when `interleave`, which does not keep the order).
+        parallel interleave when `interleave`, in a fixed order as `_read_files`).
         """
         if not self._preprocess_returns_dataset(dataset.element_spec, mode, hparams):
             return dataset.map(lambda ex: self.preprocess_example(dict(ex), mode, hparams),
@@ -414,7 +419,7 @@ class Problem:
 
         if interleave:
             return dataset.interleave(to_dataset, cycle_length=8,
-                                      num_parallel_calls=tf.data.AUTOTUNE, deterministic=False)
+                                      num_parallel_calls=tf.data.AUTOTUNE)
         return dataset.flat_map(to_dataset)
 
     def data_files(self, data_dir, dataset_split=_TRAIN, shard=None):
