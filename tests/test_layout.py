@@ -293,6 +293,50 @@ def test_the_name_rules_find_planted_reads(tmp_path):
         "%s:4: model._slow_decode_impl (private to model)" % planted]
 
 
+# ----------------------------------------------------------------------------- hparams.problem
+# The problem rides on the hparams only for T2T's entry points; it is read in one place,
+# `model_hparams.attached_problem`, and passed on as an argument. The one other reader:
+# `create_evaluation_metrics` when a T2T caller does not say which multi-problem it trains.
+PROBLEM_READERS = {"t2t.model.model_hparams", "t2t.evaluation.metric_ops"}
+
+
+def _is_hparams(node):
+    return ast.unparse(node).split(".")[-1].endswith("hparams")
+
+
+def attached_problem_reads(path):
+    """`hparams.problem` / `getattr(hparams, "problem", ...)` reads (any *hparams object)."""
+    found = []
+    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read(), path)):
+        if (isinstance(node, ast.Attribute) and node.attr == "problem"
+                and isinstance(node.ctx, ast.Load) and _is_hparams(node.value)):
+            found.append((node.lineno, ast.unparse(node)))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2
+              and _is_hparams(node.args[0]) and isinstance(node.args[1], ast.Constant)
+              and node.args[1].value == "problem"):
+            found.append((node.lineno, ast.unparse(node)))
+    return ["%s:%d: %s" % (path, line, text) for line, text in sorted(found)]
+
+
+def test_only_attached_problem_reads_the_problem_off_hparams():
+    found = [line for module, path in sorted(MODULES.items()) if module not in PROBLEM_READERS
+             for line in attached_problem_reads(path)]
+    assert not found, ("take the problem as an argument, or read it once with "
+                       "model_hparams.attached_problem at a T2T entry point:\n" + "\n".join(found))
+
+
+def test_the_problem_rule_finds_planted_reads(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text("a = hparams.problem.name\n"
+                       "b = self._hparams.problem\n"
+                       "c = getattr(model_hparams, 'problem', None)\n"
+                       "d = model.problem, hparams.problem_hparams, registry.problem('x')\n")
+    assert attached_problem_reads(str(planted)) == [
+        "%s:1: hparams.problem" % planted, "%s:2: self._hparams.problem" % planted,
+        "%s:3: getattr(model_hparams, 'problem', None)" % planted]
+
+
 # ----------------------------------------------------------------------------- builtins
 # Which packages may hold the modules each table of core/builtins.py imports by name.
 BUILTIN_PACKAGES = {"problems": {"problems"}, "models": {"layers", "models"},

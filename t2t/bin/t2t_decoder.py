@@ -48,6 +48,7 @@ from t2t.data import shard_check  # noqa: E402
 from t2t.decoding import decoding  # noqa: E402  (after the TF log setting)
 from t2t.decoding import predictor  # noqa: E402
 from t2t.decoding import scoring
+from t2t.model import model_hparams
 from t2t.training import run_config as run_config_lib  # noqa: E402
 from t2t.training import trainer_lib  # noqa: E402
 
@@ -274,7 +275,7 @@ def main(argv):
             raise
         split = "test" if FLAGS.eval_use_test_set else ModeKeys.EVAL
         raise shard_check.explain_data_loss(
-            error, hparams.problem.data_files(hparams.data_dir, split),
+            error, model_hparams.attached_problem(hparams).data_files(hparams.data_dir, split),
             problem_name=FLAGS.problem, data_dir=hparams.data_dir) from None
     return 0
 
@@ -334,7 +335,7 @@ def main_task():
         return 0
     estimator = create_estimator(FLAGS.model, hparams, model_dir, decode_hp,
                                  disable_grappler=FLAGS.disable_grappler_optimizations)
-    problem = hparams.problem
+    problem = model_hparams.attached_problem(hparams, "t2t-decoder")
     if FLAGS.decode_interactive:
         count = inference.decode_interactively(estimator, problem, FLAGS.mixture_or_task_name,
                                                checkpoint_path)

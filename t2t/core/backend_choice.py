@@ -10,6 +10,7 @@ and one message:
 import tensorflow as tf
 
 from t2t.core import errors
+from t2t.core import registry
 
 BACKENDS = ("auto", "estimator", "native")
 
@@ -22,15 +23,27 @@ def estimator_available():
         return False
 
 
+def check_backend_name(name):
+    """A UserError naming the backends (closest first) unless `name` is one.
+
+        check_backend_name("nativ")   # UserError: --backend=nativ is not a backend; did you
+                                      # mean native? (auto, estimator, native)
+    """
+    if name in BACKENDS:
+        return
+    close = registry.closest_names(str(name), BACKENDS, n=1)
+    hint = "did you mean %s? (%s)" % (close[0], ", ".join(BACKENDS)) if close else (
+        "use one of %s" % ", ".join(BACKENDS))
+    raise errors.UserError("--backend=%s is not a backend; %s" % (name, hint))
+
+
 def resolve_backend(name="auto"):
     """"auto" -> "estimator" or "native"; an explicit name is checked (one-line UserError
     for an unknown one, or for "estimator" on a TensorFlow without it).
 
         resolve_backend("native")   # "native"
     """
-    if name not in BACKENDS:
-        raise errors.UserError("--backend=%s is not a backend; use one of %s" %
-                               (name, ", ".join(BACKENDS)))
+    check_backend_name(name)
     if name == "auto":
         return "estimator" if estimator_available() else "native"
     if name == "estimator" and not estimator_available():

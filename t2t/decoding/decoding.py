@@ -37,6 +37,7 @@ from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
 from t2t.decoding.input_checks import _input_vocab_size, check_inputs, encode_input
 from t2t.encoders import text_encoder
+from t2t.model import model_hparams
 
 _PREDICT = ModeKeys.PREDICT
 
@@ -122,12 +123,8 @@ def _save_until_eos(ids, skip=False):
     return ids[:eos[0]] if eos.size else ids
 
 
-def _problem_name(hparams):
-    """The registered name of hparams.problem, with its _rev / _copy suffixes."""
-    problem = getattr(hparams, "problem", None)
-    if problem is None:
-        raise ValueError("decoding needs hparams.problem; call "
-                         "t2t_model.add_problem_hparams(hparams, problem_name) first")
+def _problem_name(problem):
+    """The registered name of `problem`, with its _rev / _copy suffixes."""
     return registry.get_problem_name(problem.name, problem.was_reversed, problem.was_copy)
 
 
@@ -245,7 +242,7 @@ def _num_output_tokens(outputs):
 
 
 # ---------------------------------------------------------------------------- dataset
-def _dataset_input_fn(hparams, decode_hp, dataset_split=None):
+def _dataset_input_fn(problem, hparams, decode_hp, dataset_split=None):
     """The PREDICT input_fn over the problem's dev (or `dataset_split`) examples."""
     if decode_hp.batch_size:
         # A set batch size means that many examples per batch.
@@ -256,7 +253,7 @@ def _dataset_input_fn(hparams, decode_hp, dataset_split=None):
         "dataset_split": dataset_split,
         "max_records": decode_hp.num_samples,
     }
-    return hparams.problem.make_estimator_input_fn(
+    return problem.make_estimator_input_fn(
         _PREDICT, hparams, data_dir=hparams.get("data_dir"), dataset_kwargs=dataset_kwargs)
 
 
@@ -274,15 +271,16 @@ def decode_from_dataset(estimator, problem_name, hparams, decode_hp, decode_to_f
     log_results=False), else [].
     """
     logging.info("Performing local inference from dataset for %s.", problem_name)
+    problem = model_hparams.attached_problem(hparams, "decode_from_dataset")
     checkpoint_path = _checkpoint_or_error(estimator, checkpoint_path)
     # A problem with its own decoding (e.g. TyDi QA's span predictions) does it all.
-    custom_decode = getattr(hparams.problem, "decode_from_dataset", None)
+    custom_decode = getattr(problem, "decode_from_dataset", None)
     if custom_decode is not None:
         return custom_decode(estimator, hparams, decode_hp, decode_to_file=decode_to_file,
                              dataset_split=dataset_split, checkpoint_path=checkpoint_path)
     output_dir = os.path.join(estimator.model_dir, "decode")
     tf.io.gfile.makedirs(output_dir)
-    infer_input_fn = _dataset_input_fn(hparams, decode_hp, dataset_split)
+    infer_input_fn = _dataset_input_fn(problem, hparams, decode_hp, dataset_split)
     predictions, output_dirs = [], []
     for decode_id in range(decode_hp.num_decodes):
         logging.info("Decoding %d", decode_id)
@@ -298,7 +296,7 @@ def decode_from_dataset(estimator, problem_name, hparams, decode_hp, decode_to_f
             output_dirs = [output_dir]
             predictions.append(result)
     run_postdecode_hooks(DecodeHookArgs(
-        estimator=estimator, problem=hparams.problem, output_dirs=output_dirs,
+        estimator=estimator, problem=problem, output_dirs=output_dirs,
         hparams=hparams, decode_hparams=decode_hp, predictions=predictions), dataset_split)
     return predictions
 
@@ -368,12 +366,13 @@ def decode_dev_sample(estimator, hparams, decode_hp, num_examples=5, checkpoint_
         summary.inputs[0], summary.decodes[0], summary.references[0]  # "1 0 1", "1 0 1", ...
         summary.sequence_accuracy                                     # 0.97
     """
+    problem = model_hparams.attached_problem(hparams, "decode_dev_sample")
     checkpoint_path = _checkpoint_or_error(estimator, checkpoint_path)
     inputs_vocab, targets_vocab, has_input = _vocabularies(hparams)
-    input_fn = _dataset_input_fn(hparams, decode_hp, dataset_split)
+    input_fn = _dataset_input_fn(problem, hparams, decode_hp, dataset_split)
     inputs, decodes, references = [], [], []
     correct = num_decoded = 0
-    progress = Progress("decode %s dev" % _problem_name(hparams))
+    progress = Progress("decode %s dev" % _problem_name(problem))
     for prediction in estimator.predict(input_fn, checkpoint_path=checkpoint_path):
         progress.update(1)
         outputs = prediction["outputs"]
@@ -382,7 +381,7 @@ def decode_dev_sample(estimator, hparams, decode_hp, num_examples=5, checkpoint_
         targets = prediction.get("targets")
         if targets is None:
             raise ValueError("decode_dev_sample needs the dev targets; problem %s gave none"
-                             % _problem_name(hparams))
+                             % _problem_name(problem))
         output_ids, target_ids = _save_until_eos(outputs), _save_until_eos(targets)
         correct += int(np.array_equal(output_ids, target_ids))
         num_decoded += 1
@@ -395,7 +394,7 @@ def decode_dev_sample(estimator, hparams, decode_hp, num_examples=5, checkpoint_
             break
     if not num_decoded:
         raise errors.UserError("the dev set of %s is empty; generate data with t2t-datagen"
-                               % _problem_name(hparams))
+                               % _problem_name(problem))
     progress.done(correct=correct)
     return DevDecodeSummary(inputs, decodes, references, correct / num_decoded, num_decoded)
 
@@ -519,9 +518,10 @@ def decode_from_file(estimator, filename, hparams, decode_hp, decode_to_file=Non
     if not decode_hp.batch_size:
         decode_hp.batch_size = DEFAULT_FILE_BATCH_SIZE
         logging.info("decode_hp.batch_size not specified; default=%d", decode_hp.batch_size)
+    problem = model_hparams.attached_problem(hparams, "decode_from_file")
     checkpoint_path = _checkpoint_or_error(estimator, checkpoint_path)
     inputs_vocab, targets_vocab, has_input = _vocabularies(hparams)
-    problem_name = _problem_name(hparams)
+    problem_name = _problem_name(problem)
     filename = _add_shard_to_filename(filename, decode_hp)
     if not tf.io.gfile.exists(filename):
         raise errors.UserError("--decode_from_file %s does not exist; give a text file with "
@@ -589,7 +589,7 @@ def decode_from_file(estimator, filename, hparams, decode_hp, decode_to_file=Non
     output_dir = os.path.join(estimator.model_dir, "decode")
     tf.io.gfile.makedirs(output_dir)
     run_postdecode_hooks(DecodeHookArgs(
-        estimator=estimator, problem=hparams.problem, output_dirs=[output_dir],
+        estimator=estimator, problem=problem, output_dirs=[output_dir],
         hparams=hparams, decode_hparams=decode_hp, predictions=[]), None)
     return in_order
 

@@ -12,6 +12,7 @@ from t2t.core import registry
 from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
 from t2t.encoders import text_encoder
+from t2t.model import model_hparams
 
 
 def read_score_pairs(filename, has_inputs):
@@ -42,7 +43,8 @@ def score_file(filename, model_name, hparams, checkpoint_path, encoders=None):
         # [0.031, 1.92, ...] one float per line
     """
     if encoders is None:
-        encoders = hparams.problem.feature_encoders(hparams.get("data_dir"))
+        problem = model_hparams.attached_problem(hparams, "score_file")
+        encoders = problem.feature_encoders(hparams.get("data_dir"))
     has_inputs = "inputs" in hparams.problem_hparams.modality
     pairs = read_score_pairs(filename, has_inputs)
     model_cls = registry.model(model_name)

@@ -95,12 +95,19 @@ def _multi_problem_weights_fn(task_id):
     return lambda labels: weights_multi_problem(labels, task_id)
 
 
-def create_evaluation_metrics(problems, model_hparams):
+# `multi_problem` not given: T2T's callers, whose hparams carry the trained problem.
+_FROM_HPARAMS = object()
+
+
+def create_evaluation_metrics(problems, model_hparams, multi_problem=_FROM_HPARAMS):
     """Estimator metric fns for each problem, target feature and metric the problem asks for.
 
     Args:
       problems: Problem instances (anything with `name`, `eval_metrics()` or
         `eval_metric_fns(hparams)`, and `get_hparams(hparams)` giving `modality`).
+      multi_problem: the MultiProblem whose `task_list` `problems` are (its metric fns and
+        per-task weights apply), or None. Not given, as T2T's callers do, it is the problem
+        attached to `model_hparams` when that has a task_list.
       model_hparams: the model's hparams; `weights_fn[target]` overrides the modality's
         weights, `overload_eval_metric_name` renames a single problem's metrics.
 
@@ -114,16 +121,18 @@ def create_evaluation_metrics(problems, model_hparams):
     Raises:
       ValueError: a problem asks for a metric name that metrics.METRICS_FNS does not have.
     """
-    problem_of_hparams = getattr(model_hparams, "problem", None)
-    multi_problem = hasattr(problem_of_hparams, "task_list")
+    if multi_problem is _FROM_HPARAMS:
+        multi_problem = getattr(model_hparams, "problem", None)
+    if not hasattr(multi_problem, "task_list"):
+        multi_problem = None
     eval_metrics = {}
     for problem in problems:
         problem_name = problem.name
         if getattr(problem, "was_reversed", False):
             problem_name += "_rev"
         metric_fns = _problem_metric_fns(problem, model_hparams)
-        if multi_problem:
-            metric_fns = problem_of_hparams.eval_metric_fns(model_hparams)
+        if multi_problem is not None:
+            metric_fns = multi_problem.eval_metric_fns(model_hparams)
 
         target_modality = problem.get_hparams(model_hparams).modality["targets"]
         if not isinstance(target_modality, dict):
@@ -131,7 +140,7 @@ def create_evaluation_metrics(problems, model_hparams):
 
         for target_name, modality_type in target_modality.items():
             weights_fn = _weights_fn_for(model_hparams, target_name, modality_type)
-            if multi_problem:
+            if multi_problem is not None:
                 weights_fn = _multi_problem_weights_fn(problem.task_id)
             for metric, metric_fn in metric_fns.items():
                 overload_name = getattr(model_hparams, "overload_eval_metric_name", None)

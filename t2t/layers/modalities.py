@@ -42,10 +42,8 @@ def _shared_embedding(model_hparams):
 
 
 def _num_channels(model_hparams):
-    # T2T read model_hparams.problem.num_channels; fall back to hparams.num_channels, then 3.
-    problem = model_hparams.get("problem")
-    if problem is not None and hasattr(problem, "num_channels"):
-        return problem.num_channels
+    # T2T read model_hparams.problem.num_channels; here a layer gets no problem: an image
+    # problem's channels come as the num_channels hparam (3 without it).
     return model_hparams.get("num_channels") or 3
 
 

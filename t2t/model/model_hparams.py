@@ -57,6 +57,32 @@ def set_attribute(hparams, name, value):
         object.__setattr__(hparams, name, value)
 
 
+def attached_problem(hparams, needed_by=None):
+    """The Problem `add_problem_hparams` attached to `hparams` (T2T's `hparams.problem`).
+
+    T2T's public entry points receive their problem this way (a model_fn's hparams,
+    `create_estimator`, `decode_from_file`, ...): each reads it here once and hands it to
+    the code below as an argument, so nothing deeper depends on an attribute by name.
+
+        add_problem_hparams(hp, "algorithmic_reverse_binary40")
+        attached_problem(hp).name                     # "algorithmic_reverse_binary40"
+        attached_problem(HParams(), "decoding")       # ValueError: decoding needs a problem ...
+        attached_problem(HParams())                   # None
+
+    Args:
+      hparams: model hparams (any object; None has no problem).
+      needed_by: what needs the problem, for the error; None returns None when there is none.
+
+    Raises:
+      ValueError: `needed_by` is given and no problem is attached.
+    """
+    problem = getattr(hparams, "problem", None) if hparams is not None else None
+    if problem is None and needed_by is not None:
+        raise ValueError("%s needs a problem attached to its hparams; call "
+                         "t2t_model.add_problem_hparams(hparams, problem_name) first" % needed_by)
+    return problem
+
+
 def add_problem_hparams(hparams, problem_name_or_instance):
     """Attach a problem and its hparams to model hparams: `hparams.problem(_hparams)`.
 

@@ -8,8 +8,8 @@
     spec = estimator_spec_predict(model, {"inputs": ids})
     spec.export_outputs["serving_default"].outputs          # {"outputs", "scores"}
 
-EVAL metrics come from `t2t.evaluation.metric_ops.create_evaluation_metrics` for the problem in
-`hparams.problem` (set by `t2t_model.add_problem_hparams`).
+EVAL metrics come from `t2t.evaluation.metric_ops.create_evaluation_metrics` for
+`model.problem` (attached to the hparams by `t2t_model.add_problem_hparams`).
 """
 import os
 
@@ -57,17 +57,19 @@ def estimator_spec_train(model, loss, num_async_replicas=1, use_tpu=False):
                                       train_op=train_op)
 
 
-def _problem_of(hparams, what):
-    problem = getattr(hparams, "problem", None)
-    if problem is None:
-        raise ValueError("%s needs hparams.problem; call t2t_model.add_problem_hparams("
-                         "hparams, problem_name) before building the model_fn" % what)
-    return problem
+def _problem_of(model, what):
+    if model.problem is None:
+        raise ValueError("%s needs a problem attached to the model's hparams; call "
+                         "t2t_model.add_problem_hparams(hparams, problem_name) before building "
+                         "the model_fn" % what)
+    return model.problem
 
 
 def _metric_fns(problem, hparams):
-    task_list = getattr(problem, "task_list", None) or [problem]
-    return metric_ops.create_evaluation_metrics(task_list, hparams)
+    task_list = getattr(problem, "task_list", None)
+    if task_list:
+        return metric_ops.create_evaluation_metrics(task_list, hparams, multi_problem=problem)
+    return metric_ops.create_evaluation_metrics([problem], hparams, multi_problem=None)
 
 
 def _apply_metric_fns(metric_fns, logits, features):
@@ -88,12 +90,12 @@ def _apply_metric_fns(metric_fns, logits, features):
 
 def eval_metric_ops(model, features, logits):
     """{"metrics-<problem>/<target>/<metric>": (value, update_op)} of the problem in
-    `model.hparams.problem` on these logits (tf.compat.v1.metrics streaming means).
+    `model.problem` on these logits (tf.compat.v1.metrics streaming means).
 
         ops = eval_metric_ops(model, features, logits)
         value, update_op = ops["metrics-algorithmic_reverse_binary40/targets/accuracy"]
     """
-    problem = _problem_of(model.hparams, "EVAL")
+    problem = _problem_of(model, "EVAL")
     return _apply_metric_fns(_metric_fns(problem, model.hparams), logits, features)
 
 
@@ -101,7 +103,7 @@ def estimator_spec_eval(model, features, logits, labels, loss, losses_dict, use_
     """EVAL spec: loss, the problem's metrics, predictions and evaluation hooks."""
     del losses_dict
     hparams = model.hparams
-    problem = _problem_of(hparams, "EVAL")
+    problem = _problem_of(model, "EVAL")
     if use_tpu or common_layers.is_xla_compiled():
         return _tpu_estimator_spec_eval(model, problem, logits, labels, loss)
     eval_metrics = eval_metric_ops(model, features, logits)

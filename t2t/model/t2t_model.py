@@ -160,6 +160,8 @@ class T2TModel:
         if not problem_hparams and getattr(hparams, "problem_hparams", None) is not None:
             problem_hparams = hparams.problem_hparams
         self._problem_hparams = problem_hparams
+        # Read once here, the model's entry: specs and metrics take it from `self.problem`.
+        self._problem = model_hparams.attached_problem(hparams)
 
         hparams = copy_hparams(hparams)
         if self._problem_hparams and hparams.get("shared_embedding_and_softmax_weights"):
@@ -234,6 +236,11 @@ class T2TModel:
     def problem_hparams(self):
         """The problem's hparams (modality, vocab_size, ...); None without a problem."""
         return self._problem_hparams
+
+    @property
+    def problem(self):
+        """The Problem attached to the model's hparams (names its metrics); None without."""
+        return self._problem
 
     # ------------------------------------------------------------------ helpers
     def padded_vocab_size(self, feature_name, hparams=None):

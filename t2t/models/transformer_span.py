@@ -133,7 +133,7 @@ class TransformerSpan(t2t_model.T2TModel):
                              ("end_logits", "end_position"),
                              ("answer_type_logits", "answer_type")):
             predicted = tf.argmax(logits[name], axis=-1, output_type=tf.int32)
-            metrics["metrics-%s/%s_accuracy" % (self.hparams.problem.name, label)] = (
+            metrics["metrics-%s/%s_accuracy" % (self.problem.name, label)] = (
                 _v1.metrics.accuracy(tf.reshape(tf.cast(features[label], tf.int32), [-1]),
                                      predicted))
         return tf.estimator.EstimatorSpec(ModeKeys.EVAL, loss=loss,

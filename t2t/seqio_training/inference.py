@@ -4,7 +4,7 @@
 datasets (encoder-decoder features):
 
     estimator = create_estimator("transformer", hparams, "/runs/copy")   # or a predictor
-    predict_fn = estimator_predict_fn(estimator, hparams.problem, checkpoint_path)
+    predict_fn = estimator_predict_fn(estimator, problem, checkpoint_path)
     predict_fn(evaluator.cached_model_datasets["copy"])   # [(0, [104, 105]), (1, ...), ...]
     score_fn = checkpoint_score_fn("transformer", hparams, checkpoint_path)
     score_fn(evaluator.cached_model_datasets["copy"])     # [(0, -0.73), ...] log-likelihoods
@@ -39,6 +39,7 @@ from t2t.decoding import decoding
 from t2t.decoding import input_checks
 from t2t.decoding import predictor
 from t2t.decoding import scoring
+from t2t.model import model_hparams
 from t2t.problems import problem as problem_lib
 from t2t.seqio import dataset_providers
 from t2t.seqio_training import task_problem as task_problem_lib
@@ -194,9 +195,15 @@ def estimator_predict_fn(estimator, problem, checkpoint_path: Optional[str] = No
 
 
 def checkpoint_score_fn(model_name: str, hparams, checkpoint_path: str,
-                        batch_size: int = 32) -> Callable[..., List[Tuple[int, float]]]:
-    """A seqio `score_fn(ds, model_feature_shapes=None)`: each target's log-likelihood."""
-    problem = hparams.problem
+                        batch_size: int = 32,
+                        problem=None) -> Callable[..., List[Tuple[int, float]]]:
+    """A seqio `score_fn(ds, model_feature_shapes=None)`: each target's log-likelihood.
+
+    `problem`: the TaskProblem the model was trained on (default: the one attached to
+    `hparams`).
+    """
+    if problem is None:
+        problem = model_hparams.attached_problem(hparams, "checkpoint_score_fn")
 
     @tf_notices.quiet_deprecations
     def score_fn(dataset, model_feature_shapes=None):
@@ -397,15 +404,17 @@ def decode_interactively(estimator, problem, task_name: str,
 
 
 def score_file(model_name: str, hparams, task_name: str, filename: str, checkpoint_path: str,
-               batch_size: int = 32) -> List[float]:
+               batch_size: int = 32, problem=None) -> List[float]:
     """The loss of each "input<TAB>target" line of `filename` ("target" for a task without
     inputs), as `t2t-decoder --score_file` with --problem: the mean negative log-probability
     of the target's ids (EOS included), given the input, in the task's vocabularies.
 
     A line longer than the task's lengths or that its vocabulary cannot encode is a
     UserError naming the line (nothing is cut: a cut target would get another score).
+    `problem`: the TaskProblem (default: the one attached to `hparams`).
     """
-    problem = hparams.problem
+    if problem is None:
+        problem = model_hparams.attached_problem(hparams, "score_file")
     task = _task_of(task_name)
     has_inputs = "inputs" in task.output_features
     examples = []
@@ -437,7 +446,8 @@ def score_file(model_name: str, hparams, task_name: str, filename: str, checkpoi
     model_ds = problem.feature_converter(_PREDICT)(task_ds, problem.task_feature_lengths)
     progress = Progress("score %s" % os.path.basename(filename), unit="lines",
                         total=len(examples))
-    scores = dict(checkpoint_score_fn(model_name, hparams, checkpoint_path, batch_size)(
+    scores = dict(checkpoint_score_fn(model_name, hparams, checkpoint_path, batch_size,
+                                      problem=problem)(
         model_ds.enumerate()))
     progress.update(len(examples))
     progress.done()

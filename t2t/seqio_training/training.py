@@ -90,12 +90,15 @@ class TaskEvaluation:
     Exporter for `tf.estimator.train_and_evaluate`, which calls it in whichever task
     evaluates. The Evaluator (cached eval data) is built on the first call; its loggers write
     `<model_dir>/inference_eval` (TensorBoard with 3 examples as text, JSON lines, log).
-    `estimator` is anything with `predict(input_fn, checkpoint_path=...)`.
+    `estimator` is anything with `predict(input_fn, checkpoint_path=...)`; `problem` is the
+    TaskProblem trained (default: the one attached to `hparams`).
     """
 
     def __init__(self, model_name: str, hparams, spec: TaskTrainingSpec, log_dir: str,
-                 batch_size: int = 32):
+                 batch_size: int = 32, problem=None):
         self._model_name, self._hparams, self._spec = model_name, hparams, spec
+        self._problem = (problem if problem is not None else
+                         model_hparams.attached_problem(hparams, "TaskEvaluation"))
         self._log_dir, self._batch_size = log_dir, batch_size
         self._evaluator = None
         self._thread = None
@@ -107,7 +110,7 @@ class TaskEvaluation:
 
     def evaluator(self):
         if self._evaluator is None:
-            problem = self._hparams.problem
+            problem = self._problem
             self._evaluator = evaluation.Evaluator(
                 self._spec.mixture_or_task_name,
                 task_problem_lib.make_feature_converter(problem.converter_kind, pack=False),
@@ -134,7 +137,7 @@ class TaskEvaluation:
         evaluator = self.evaluator()
         if not evaluator.eval_tasks:
             return None
-        problem = self._hparams.problem
+        problem = self._problem
         step = int((eval_result or {}).get("global_step") or 0)
         predict_fn = score_fn = None
         needed = evaluation.needed_output_types(evaluator.eval_tasks)  # metric_fns and _objs
@@ -143,7 +146,8 @@ class TaskEvaluation:
                                                         self._batch_size)
         if evaluation.ModelOutputType.SCORE in needed:
             score_fn = inference.checkpoint_score_fn(self._model_name, self._hparams,
-                                                     checkpoint_path, self._batch_size)
+                                                     checkpoint_path, self._batch_size,
+                                                     problem=problem)
         metrics, _ = evaluator.evaluate(compute_metrics=True, step=step,
                                         predict_fn=predict_fn, score_fn=score_fn)
         self.last_metrics = metrics.result()
@@ -165,15 +169,16 @@ def TaskEvalExporter(*args, **kwargs):  # noqa: N802  (the class name callers kn
 
 
 def task_exporters(model_name: str, hparams, spec: TaskTrainingSpec, model_dir: str,
-                   backend: str):
+                   backend: str, problem=None):
     """The exporter that writes the task metrics after each evaluation (none without
     `spec.task_metrics`): a `TaskEvalExporter` on the Estimator backend, a
-    `TaskEvaluation` on the native one."""
+    `TaskEvaluation` on the native one. `problem`: the TaskProblem trained (default: the
+    one attached to `hparams`)."""
     if not spec.task_metrics:
         return []
     exporter_class = TaskEvalExporter if backend == "estimator" else TaskEvaluation
     return [exporter_class(model_name, hparams, spec,
-                           os.path.join(model_dir, INFERENCE_EVAL_DIR))]
+                           os.path.join(model_dir, INFERENCE_EVAL_DIR), problem=problem)]
 
 
 def create_task_experiment(run_config, hparams, model_name: str, spec: TaskTrainingSpec,
@@ -190,10 +195,10 @@ def create_task_experiment(run_config, hparams, model_name: str, spec: TaskTrain
         create_task_experiment(run_spec, hparams, "transformer", spec, train_steps=300,
                                schedule="train_and_evaluate").train_and_evaluate()
     """
-    if getattr(hparams, "problem", None) is None or not isinstance(
-            hparams.problem, task_problem_lib.TaskProblem):
-        model_hparams.add_problem_hparams(hparams, spec.problem())
-    problem = hparams.problem
+    problem = model_hparams.attached_problem(hparams)
+    if not isinstance(problem, task_problem_lib.TaskProblem):
+        problem = spec.problem()
+        model_hparams.add_problem_hparams(hparams, problem)
     if decode_hparams is None:
         decode_hparams = decoding.decode_hparams(TRAINING_DECODE_HPARAMS)
     is_spec = isinstance(run_config, run_config_lib.RunConfigSpec)
@@ -201,7 +206,8 @@ def create_task_experiment(run_config, hparams, model_name: str, spec: TaskTrain
     if is_spec and backend == "estimator":
         run_config = run_config_lib.run_config_from_spec(run_config)
     exporters = list(experiment_kwargs.pop("additional_exporters", None) or [])
-    exporters += task_exporters(model_name, hparams, spec, run_config.model_dir, backend)
+    exporters += task_exporters(model_name, hparams, spec, run_config.model_dir, backend,
+                                problem=problem)
     experiment_spec = trainer_lib.ExperimentSpec(
         model_name, problem.name, None, train_steps=train_steps, eval_steps=eval_steps,
         decode_hparams=decode_hparams, additional_exporters=exporters, **experiment_kwargs)

@@ -31,6 +31,7 @@ from t2t.core import errors
 from t2t.decoding import decoding
 from t2t.decoding import predictor
 from t2t.encoders import graph_ops
+from t2t.model import model_hparams
 
 _v1 = tf.compat.v1
 
@@ -86,9 +87,9 @@ def _string_features(hparams, decode_hp):
     return strings, features
 
 
-def _example_features(hparams, decode_hp):
+def _example_features(problem, hparams, decode_hp):
     """(the serialized tf.Example placeholder, parsed model features)."""
-    receiver = hparams.problem.serving_input_fn(hparams, decode_hp)
+    receiver = problem.serving_input_fn(hparams, decode_hp)
     serialized = receiver.receiver_tensors
     if isinstance(serialized, dict):
         serialized = next(iter(serialized.values()))
@@ -129,6 +130,7 @@ def export_saved_model(model_name, hparams, checkpoint_path, export_dir, decode_
         raise errors.UserError("no checkpoint %s to export; train first or pass "
                                "--checkpoint_path" % checkpoint_path)
     p_hparams = _problem_hparams(hparams)
+    problem = model_hparams.attached_problem(hparams, "export_saved_model")
     targets_vocab = p_hparams.vocabulary["targets"]
     reason = string_signature_support(hparams)
     graph = tf.Graph()
@@ -143,7 +145,7 @@ def export_saved_model(model_name, hparams, checkpoint_path, export_dir, decode_
         else:
             logging.warning("No raw-string signature: %s. Serving serialized tf.Examples "
                             "only.", reason)
-        serialized, features = _example_features(hparams, decode_hp)
+        serialized, features = _example_features(problem, hparams, decode_hp)
         outputs = _outputs(_predict(model_name, hparams, features, decode_hp), targets_vocab)
         example_signature = _v1.saved_model.signature_def_utils.predict_signature_def(
             {"serialized_example": serialized}, outputs)

@@ -207,7 +207,7 @@ def next_checkpoint(model_dir, timeout_mins=240, stop_fn=None, poll_secs=1.0):
         if stop_fn is not None and stop_fn():
             return
         if timeout_secs is not None and time.monotonic() - waiting_since >= timeout_secs:
-            logging.info("No new checkpoint in %s for %d minutes; stopping", model_dir,
+            logging.info("No new checkpoint in %s for %g minutes; stopping", model_dir,
                          timeout_mins)
             return
         if not logged_wait:

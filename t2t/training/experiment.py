@@ -31,6 +31,7 @@ from absl import logging
 
 from t2t.core import errors
 from t2t.core.modes import ModeKeys
+from t2t.model import model_hparams
 from t2t.training import backends
 from t2t.training import eval_events
 from t2t.training import run_config as run_config_lib
@@ -220,9 +221,12 @@ class T2TExperiment:
     """
 
     def __init__(self, estimator, hparams, train_spec, eval_spec, use_validation_monitor=False,
-                 decode_hparams=None, eval_name=None, eval_timeout_mins=240):
+                 decode_hparams=None, eval_name=None, eval_timeout_mins=240, problem=None):
         self._estimator = estimator
         self._hparams = hparams
+        # T2T's callers attach the problem to hparams; read it once, here.
+        self._problem = (problem if problem is not None
+                         else model_hparams.attached_problem(hparams))
         self._train_spec = train_spec
         self._eval_spec = eval_spec
         self._use_validation_monitor = use_validation_monitor
@@ -323,8 +327,11 @@ class T2TExperiment:
         return self.last_eval_result
 
     def _train_eval_input_fn(self):
-        problem = self._hparams.problem
-        return problem.make_estimator_input_fn(ModeKeys.EVAL, self._hparams,
+        if self._problem is None:
+            raise ValueError("evaluating on the training data needs the problem: pass "
+                             "T2TExperiment(problem=...) or attach it to the hparams with "
+                             "t2t_model.add_problem_hparams")
+        return self._problem.make_estimator_input_fn(ModeKeys.EVAL, self._hparams,
                                                dataset_kwargs={"dataset_split": "train"})
 
     def run_std_server(self):

@@ -29,6 +29,7 @@ from absl import logging
 from t2t.core import atomic_files
 from t2t.core import backend_choice
 from t2t.core import errors
+from t2t.model import model_hparams
 from t2t.training import backends
 from t2t.training import run_config as run_config_lib
 from t2t.training import trainer_lib
@@ -62,9 +63,7 @@ class TrainingJob:
     def __post_init__(self):
         if bool(self.problem_name) == bool(self.mixture_or_task_name):
             raise errors.UserError("give --problem or --mixture_or_task_name (one of them)")
-        if self.backend not in backend_choice.BACKENDS:
-            raise errors.UserError("--backend=%r is not a backend; use one of %s" %
-                                   (self.backend, ", ".join(backend_choice.BACKENDS)))
+        backend_choice.check_backend_name(self.backend)
 
     @property
     def schedule(self):
@@ -116,11 +115,15 @@ class TrainingJob:
 
 @dataclasses.dataclass
 class PreparedRun:
-    """A job with its backend chosen and its hparams made (restored when resuming)."""
+    """A job with its backend chosen and its hparams made (restored when resuming).
+
+    `problem_name` is the job's, or that of the problem `hparams_fn` attached (a SeqIO task's).
+    """
     job: TrainingJob
     backend: str
     hparams: Any
     resuming: bool
+    problem_name: Optional[str] = None
 
 
 def has_checkpoint(model_dir):
@@ -167,7 +170,11 @@ def prepare(job: TrainingJob, hparams_fn: Optional[Callable[[Optional[str]], Any
     else:
         hparams = trainer_lib.create_hparams(job.hparams_set, job.hparams_overrides,
                                              hparams_path=restore_from, strict_resume=True)
-    return PreparedRun(job, backend, hparams, resuming)
+    problem_name = job.problem_name
+    if not problem_name:
+        problem_name = model_hparams.attached_problem(
+            hparams, "a job without --problem (its hparams_fn)").name
+    return PreparedRun(job, backend, hparams, resuming, problem_name)
 
 
 def make_experiment(prepared: PreparedRun, exporters_fn=None, decode_hparams=None):
@@ -178,7 +185,7 @@ def make_experiment(prepared: PreparedRun, exporters_fn=None, decode_hparams=Non
     experiment's decodes.
     """
     job, hparams = prepared.job, prepared.hparams
-    spec = job.experiment_spec(problem_name=job.problem_name or hparams.problem.name)
+    spec = job.experiment_spec(problem_name=prepared.problem_name)
     changes = {}
     if decode_hparams is not None:
         changes["decode_hparams"] = decode_hparams

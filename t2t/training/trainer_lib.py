@@ -289,10 +289,7 @@ def create_estimator(model_name, hparams, run_config, schedule="train_and_evalua
         # params={}: the model_fn takes `params`; None would make the Estimator warn.
         return tf.estimator.Estimator(model_fn=model_fn, model_dir=run_config.model_dir,
                                       config=run_config, params={})
-    problem = getattr(hparams, "problem", None)
-    if problem is None:
-        raise ValueError("create_estimator with a TPUEstimator needs hparams.problem; call "
-                         "add_problem_hparams first")
+    problem = model_hparams.attached_problem(hparams, "create_estimator with a TPUEstimator")
     batch_size = problem.tpu_batch_size_per_shard(hparams) * run_config.tpu_config.num_shards
     predict_batch_size = batch_size
     if decode_hparams is not None and decode_hparams.get("batch_size"):
@@ -418,9 +415,10 @@ def add_run_settings(hparams, model_dir, spec: ExperimentSpec):
     """Add the run settings to `hparams` (model_dir, data_dir, train_steps, eval_steps,
     schedule, warm_start_from, std_server_protocol, eval_freq_in_steps, eval_timeout_mins),
     attach the problem, and give decode_hparams a decode_path; both backends call it.
+    Returns the problem, which the experiment takes as an argument.
 
-        add_run_settings(hparams, "/run", spec)
-        hparams.model_dir, hparams.problem.name    # "/run", spec.problem_name
+        problem = add_run_settings(hparams, "/run", spec)
+        hparams.model_dir, problem.name    # "/run", spec.problem_name
     """
     for name, value in (("model_dir", model_dir), ("data_dir", spec.data_dir),
                         ("train_steps", spec.train_steps), ("eval_steps", spec.eval_steps),
@@ -429,12 +427,14 @@ def add_run_settings(hparams, model_dir, spec: ExperimentSpec):
                         ("eval_freq_in_steps", spec.min_eval_frequency),
                         ("eval_timeout_mins", spec.eval_timeout_mins)):
         _set_or_add(hparams, name, value)
-    if (getattr(hparams, "problem", None) is None or
-            spec.problem_name != hparams.problem.name):
+    problem = model_hparams.attached_problem(hparams)
+    if problem is None or spec.problem_name != problem.name:
         add_problem_hparams(hparams, spec.problem_name)
+        problem = model_hparams.attached_problem(hparams)
     decode_hparams = spec.decode_hparams
     if decode_hparams is not None and "decode_path" not in decode_hparams:
         decode_hparams.add_hparam("decode_path", os.path.join(model_dir, "decode"))
+    return problem
 
 
 def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
@@ -452,7 +452,7 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
     if use_tpu and run_config.tpu_config.num_shards > 8 and "eval" in schedule:
         raise errors.UserError("evaluation on a TPU pod (--tpu_num_shards > 8) is not "
                                "supported; use --schedule=train")
-    add_run_settings(hparams, run_config.model_dir, spec)
+    problem = add_run_settings(hparams, run_config.model_dir, spec)
 
     estimator = create_estimator(
         model_name, hparams, run_config, schedule=schedule, decode_hparams=decode_hparams,
@@ -460,7 +460,6 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
         export_saved_model_api_version=spec.export_saved_model_api_version,
         use_guarantee_const_getter=spec.use_guarantee_const_getter)
 
-    problem = hparams.problem
     train_input_fn = problem.make_estimator_input_fn(ModeKeys.TRAIN, hparams,
                                                      data_dir=data_dir)
     eval_name = "test" if spec.eval_use_test_set else None
@@ -497,7 +496,8 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
         throttle_secs=spec.eval_throttle_seconds)
     return experiment_lib.T2TExperiment(
         estimator, hparams, train_spec, eval_spec, use_validation_monitor=False,
-        decode_hparams=decode_hparams, eval_name=eval_name, eval_timeout_mins=eval_timeout_mins)
+        decode_hparams=decode_hparams, eval_name=eval_name, eval_timeout_mins=eval_timeout_mins,
+        problem=problem)
 
 
 def create_experiment_fn(*args, **kwargs):

@@ -94,7 +94,8 @@ ERROR_CASES = {
                       "--use_tpu needs the Estimator backend (--backend=estimator"),
     "ps_on_native": (["--backend=native"], "parameter servers (a 'ps' task in TF_CONFIG) need "
                                            "the Estimator backend"),
-    "unknown_backend": (["--backend=keras"], "--backend='keras' is not a backend"),
+    "unknown_backend": (["--backend=keras"],
+                        "--backend=keras is not a backend; use one of auto, estimator, native"),
 }
 ENVIRONMENTS = {"ps_on_native": {"TF_CONFIG": json.dumps({
     "cluster": {"chief": ["localhost:1"], "ps": ["localhost:2"]},

@@ -35,7 +35,7 @@ def _both(model, overrides):
 def test_predictions_equal_the_estimators(model, overrides):
     estimator, native, hparams, decode_hp = _both(model, overrides)
     assert isinstance(native, predictor.CheckpointPredictor)
-    input_fn = decoding._dataset_input_fn(hparams, decode_hp)
+    input_fn = decoding._dataset_input_fn(hparams.problem, hparams, decode_hp)
     expected = list(estimator.predict(input_fn))
     got = list(native.predict(input_fn))
     assert len(got) == len(expected) == DEV_SIZE
@@ -70,7 +70,7 @@ def test_native_predictor_decodes_the_dev_set(model, tmp_path):
     hparams = make_hparams(model["data_dir"])
     decode_hp = decoding.decode_hparams("beam_size=2,alpha=0.6")
     native = make_estimator(hparams, model["model_dir"], decode_hp, backend="native")
-    predictions = list(native.predict(decoding._dataset_input_fn(hparams, decode_hp),
+    predictions = list(native.predict(decoding._dataset_input_fn(hparams.problem, hparams, decode_hp),
                                       predict_keys=["outputs", "targets"]))
     assert len(predictions) == DEV_SIZE and set(predictions[0]) == {"outputs", "targets"}
     vocab = hparams.problem_hparams.vocabulary["targets"]
@@ -78,7 +78,7 @@ def test_native_predictor_decodes_the_dev_set(model, tmp_path):
                 vocab.decode(decoding._save_until_eos(p["targets"]).tolist())
                 for p in predictions)
     assert right >= DEV_SIZE - 2
-    batches = list(native.predict(decoding._dataset_input_fn(hparams, decode_hp),
+    batches = list(native.predict(decoding._dataset_input_fn(hparams.problem, hparams, decode_hp),
                                   yield_single_examples=False))
     assert sum(len(b["outputs"]) for b in batches) == DEV_SIZE
 

@@ -20,7 +20,6 @@ if not backend_choice.estimator_available():
     # tests/training/test_native.py covers the native backend.
     pytest.skip("needs tf.estimator (TensorFlow 2.15)", allow_module_level=True)
 
-from t2t.datagen import datagen  # noqa: E402
 from t2t.training import experiment  # noqa: E402
 
 from cluster_testing import free_ports, read_log  # noqa: E402
@@ -29,14 +28,6 @@ TRAINER = os.path.join(os.path.dirname(sys.executable), "t2t-trainer")
 PROBLEM = "algorithmic_reverse_binary40_test"
 TINY = "hidden_size=16,filter_size=32,num_hidden_layers=1,num_heads=2,batch_size=128"
 TIMEOUT = 300
-
-
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("data"))
-    datagen.generate_problems([PROBLEM], path, str(tmp_path_factory.mktemp("tmp")),
-                              random_seed=1, num_concurrent_processes=1)
-    return path
 
 
 MIRRORED_SCRIPT = textwrap.dedent('''

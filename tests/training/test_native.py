@@ -17,7 +17,6 @@ import tensorflow as tf
 
 from t2t.core import backend_choice
 from t2t.core import errors
-from t2t.datagen import datagen
 from t2t.training import backends, eval_events, run_config, runner, trainer_lib
 from t2t.training.native import experiment as native_experiment
 from t2t.training.native import functions as functions_lib
@@ -28,14 +27,6 @@ TIMEOUT = 300
 ACCURACY = "metrics-%s/targets/accuracy" % PROBLEM
 needs_estimator = pytest.mark.skipif(not backend_choice.estimator_available(),
                                      reason="this TensorFlow has no tf.estimator")
-
-
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("data"))
-    datagen.generate_problems([PROBLEM], path, str(tmp_path_factory.mktemp("tmp")),
-                              random_seed=1, num_concurrent_processes=1)
-    return path
 
 
 def _specs(model_dir, data_dir, train_steps, schedule="train", overrides=TINY, **experiment):

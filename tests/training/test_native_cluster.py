@@ -18,10 +18,8 @@ import sys
 import time
 
 import numpy as np
-import pytest
 import tensorflow as tf
 
-from t2t.datagen import datagen
 from t2t.training import eval_events, run_config, trainer_lib
 from t2t.training.native import experiment as native_experiment
 from t2t.training.native import strategies
@@ -38,14 +36,6 @@ TRAIN_STEPS = 60
 ROLES = ("chief", "worker", "evaluator")
 STEP_LINE = re.compile(r"train transformer: step (\d+), loss ([\d.]+) \(mean of (\d+) steps\)")
 DONE_LINE = re.compile(r"train transformer done: ([\d,]+) steps, ([\d,]+) tokens")
-
-
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("data"))
-    datagen.generate_problems([PROBLEM], path, str(tmp_path_factory.mktemp("tmp")),
-                              random_seed=1, num_concurrent_processes=1)
-    return path
 
 
 

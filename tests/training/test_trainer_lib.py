@@ -21,7 +21,6 @@ if not backend_choice.estimator_available():
     pytest.skip("needs tf.estimator (TensorFlow 2.15)", allow_module_level=True)
 
 from t2t.core import errors, registry  # noqa: E402
-from t2t.datagen import datagen  # noqa: E402
 from t2t.training import experiment, run_config, trainer_lib  # noqa: E402
 
 PROBLEM = "algorithmic_reverse_binary40_test"
@@ -29,14 +28,6 @@ MODEL = "transformer"
 HPARAMS_SET = "transformer_tiny"
 TINY = "hidden_size=16,filter_size=32,num_hidden_layers=1,num_heads=2,batch_size=128"
 METRIC_PREFIX = "metrics-%s/targets/" % PROBLEM
-
-
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("data"))
-    datagen.generate_problems([PROBLEM], path, str(tmp_path_factory.mktemp("tmp")),
-                              random_seed=1, num_concurrent_processes=1)
-    return path
 
 
 def tiny_hparams(data_dir, overrides=TINY):

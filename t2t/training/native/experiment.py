@@ -29,6 +29,7 @@ from absl import logging
 
 from t2t.core import errors
 from t2t.core.modes import ModeKeys
+from t2t.model import model_hparams
 from t2t.decoding import predictor as predictor_lib
 from t2t.training import eval_events
 from t2t.training import train_log
@@ -55,11 +56,14 @@ class NativeExperiment:
         (`trainer_lib.experiment_from_spec` does it; so does `native_experiment`).
       spec: a `trainer_lib.ExperimentSpec`.
       placement: a `strategies.Placement` (default: from run_spec and TF_CONFIG).
+      problem: the Problem whose data it reads (default: the one attached to `hparams`).
     """
 
-    def __init__(self, run_spec, hparams, spec, placement=None):
+    def __init__(self, run_spec, hparams, spec, placement=None, problem=None):
         self._run_spec = run_spec
         self._hparams = hparams
+        self._problem = (problem if problem is not None else
+                         model_hparams.attached_problem(hparams, "NativeExperiment"))
         self._spec = spec
         self._placement = placement or strategies.placement_for(run_spec)
         self._model_dir = run_spec.model_dir
@@ -97,8 +101,7 @@ class NativeExperiment:
 
     # ------------------------------------------------------------------ data
     def _dataset(self, mode, split=None):
-        problem = self._hparams.problem
-        return problem.input_fn(mode, self._hparams, data_dir=self._spec.data_dir,
+        return self._problem.input_fn(mode, self._hparams, data_dir=self._spec.data_dir,
                                 dataset_kwargs={"dataset_split": split} if split else None)
 
     def _eval_dataset(self, split=None):
@@ -422,5 +425,5 @@ def native_experiment(run_spec, hparams, spec, placement=None):
     """A NativeExperiment with the run settings added to `hparams` (as the Estimator
     path's `experiment_from_spec` adds them) and the problem attached."""
     from t2t.training import trainer_lib
-    trainer_lib.add_run_settings(hparams, run_spec.model_dir, spec)
-    return NativeExperiment(run_spec, hparams, spec, placement=placement)
+    problem = trainer_lib.add_run_settings(hparams, run_spec.model_dir, spec)
+    return NativeExperiment(run_spec, hparams, spec, placement=placement, problem=problem)
