@@ -15,11 +15,12 @@ Which strategy batches a dataset (`select_strategy`):
     |--------------------------------------------------------|---------------------|
     | on TPU (static shapes, params["batch_size"] examples)  | `TpuFixedShapes`    |
     | batch_size counts examples (all shapes static)         | `ExampleCount`      |
-    | packed rows (hparams.pack_dataset or *_segmentation)   | `PackedRows`        |
+    | packed rows (settings.pack_dataset or *_segmentation)  | `PackedRows`        |
     | hparams.use_fixed_batch_size                           | `FixedBatchSize`    |
-    | hparams.token_batching == "sorted"                     | `SortedTokenBatches`|
+    | settings.token_batching == "sorted"                    | `SortedTokenBatches`|
     | otherwise: batch_size counts tokens                    | `LengthBuckets`     |
 
+(`settings` are the optional hparams `InputSettings.from_hparams` read, once, in `input_fn`.)
 Each strategy takes the per-example dataset and a `BatchingContext` and returns `Batches`:
 the batched dataset and how `input_fn` finishes its batches (static batch size, eval
 padding to a multiple, trimming). A strategy is self-contained, so a faster one can
@@ -34,6 +35,7 @@ import tensorflow as tf
 from absl import logging
 
 from t2t.data import windows
+from t2t.data.input_settings import InputSettings
 from t2t.data.record_windows import RecordWindows
 from t2t.data.windows import (
     BUCKET_KEY, LENGTH_PREFIX, VALID_KEY, bucket_of, can_measure_in_windows, measure_window,
@@ -228,13 +230,21 @@ def pad_for_tpu(shapes_dict, hparams, max_length):
 
     `inputs` / `targets` use `hparams.max_input_seq_length` / `max_target_seq_length`
     instead when set and smaller. Example: {"inputs": [None], "targets": [None, 1]},
-    max_length 64 -> {"inputs": [64], "targets": [64, 1]}.
+    max_length 64 -> {"inputs": [64], "targets": [64, 1]}. `hparams` may be model
+    hparams or their `InputSettings`.
     """
+    settings = hparams if isinstance(hparams, InputSettings) else (
+        InputSettings.from_hparams(hparams))
+    return _tpu_padded_shapes(shapes_dict, settings, max_length)
+
+
+def _tpu_padded_shapes(shapes_dict, settings, max_length):
+    """`pad_for_tpu` with the settings already read."""
     def filler(specified):
         return min(specified, max_length) if specified else max_length
 
-    fillers = {"inputs": filler(getattr(hparams, "max_input_seq_length", 0)),
-               "targets": filler(getattr(hparams, "max_target_seq_length", 0))}
+    fillers = {"inputs": filler(settings.max_input_seq_length),
+               "targets": filler(settings.max_target_seq_length)}
     padded = {}
     for key, shape in shapes_dict.items():
         dims = tf.TensorShape(shape).as_list()
@@ -358,12 +368,14 @@ class BatchingContext:
     """What the strategies read, gathered once by `input_fn`.
 
     Attributes:
-      hparams: model hparams (batch_size, use_fixed_batch_size, pad_batch, buckets, ...).
+      hparams: model hparams every set has (batch_size, use_fixed_batch_size, min_length,
+        min_length_bucket, length_bucket_step, ...).
+      settings: the optional hparams (`InputSettings`: pad_batch, max_*_seq_length, ...).
       is_training: TRAIN mode (eval batches get padded to a multiple of the shards).
       min_length, max_length: examples outside are dropped when `drop_long` (max) / always
         (min); max_length is the problem's `max_length(hparams)`.
       drop_long: drop examples longer than max_length (training, or
-        hparams.eval_drop_long_sequences).
+        settings.eval_drop_long_sequences).
       num_shards: data shards (devices); batch sizes are per shard.
       length_multiplier: the problem's `batch_size_multiplier` (scales bucket lengths).
       tpu_batch_size: examples per batch over all shards on TPU (params["batch_size"]).
@@ -371,6 +383,7 @@ class BatchingContext:
         (strategies that sort windows keep a window within one epoch of repeated data).
     """
     hparams: Any
+    settings: InputSettings
     is_training: bool
     min_length: int
     max_length: int
@@ -431,7 +444,7 @@ class TpuFixedShapes(BatchingStrategy):
     Variable features are padded to `max_length` (`pad_for_tpu`; inputs/targets to
     `max_input_seq_length` / `max_target_seq_length` when set); examples outside
     [min_length, max_length] or wider than their padding are dropped; the last partial
-    batch is dropped, or with `hparams.pad_batch` filled with zero examples. Example:
+    batch is dropped, or with `settings.pad_batch` filled with zero examples. Example:
     batch 8, max_length 64 -> {"targets": [8, 64]} batches.
     """
 
@@ -443,12 +456,12 @@ class TpuFixedShapes(BatchingStrategy):
         if not self.counts_tokens:
             return Batches(dataset.batch(batch_size, drop_remainder=True),
                            static_batch_size=batch_size, trim=False)
-        hparams, max_length = context.hparams, context.max_length
+        settings, max_length = context.settings, context.max_length
         widths = _variable_widths(dataset.element_spec,
-                                  pad_for_tpu(_shapes(dataset), hparams, max_length))
+                                  _tpu_padded_shapes(_shapes(dataset), settings, max_length))
         dataset = _prepare_examples(dataset, context.min_length, max_length, widths=widths)
-        padded_shapes = pad_for_tpu(_shapes(dataset), hparams, max_length)
-        if getattr(hparams, "pad_batch", False):
+        padded_shapes = _tpu_padded_shapes(_shapes(dataset), settings, max_length)
+        if settings.pad_batch:
             logging.warning("Padding the last batch with zero examples; metrics of "
                             "non-zero-padded features (e.g. images) may be off.")
             return Batches(dataset.padded_batch(batch_size, padded_shapes),
@@ -545,7 +558,7 @@ class LengthBuckets(BatchingStrategy):
 
 class SortedTokenBatches(BatchingStrategy):
     """Token-budget batches cut from length-sorted windows (as fairseq and OpenNMT-tf do);
-    `hparams.token_batching = "sorted"` selects it.
+    `hparams.token_batching = "sorted"` (`settings.token_batching`) selects it.
 
     `window_size` examples are read together, sorted by length and cut into batches of
     rows x longest <= `hparams.batch_size` tokens (x shards; lengths x the problem's
@@ -591,8 +604,13 @@ def measured_windows(dataset, window_size, min_length, max_length):
 
 
 def select_strategy(use_tpu: bool, batch_size_means_tokens: bool, packed: bool,
-                    hparams) -> BatchingStrategy:
-    """The strategy for a dataset (see the table in this module's docstring)."""
+                    hparams, settings: Optional[InputSettings] = None) -> BatchingStrategy:
+    """The strategy for a dataset (see the table in this module's docstring).
+
+    `settings`: `InputSettings.from_hparams(hparams)` when the caller has read them.
+    """
+    if settings is None:
+        settings = InputSettings.from_hparams(hparams)
     if use_tpu:
         return TpuFixedShapes(counts_tokens=batch_size_means_tokens)
     if not batch_size_means_tokens:
@@ -601,6 +619,6 @@ def select_strategy(use_tpu: bool, batch_size_means_tokens: bool, packed: bool,
         return PackedRows()
     if hparams.use_fixed_batch_size:
         return FixedBatchSize()
-    if hparams.get("token_batching", "buckets") == "sorted":
+    if settings.token_batching == "sorted":
         return SortedTokenBatches()
     return LengthBuckets()

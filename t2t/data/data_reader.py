@@ -22,6 +22,7 @@ from t2t.data.batching import (  # noqa: F401  (T2T's names in data_reader)
     NO_MAX_LENGTH as _NO_MAX_LENGTH, _batching_scheme, _bucket_boundaries, _divisors,
     _highly_composite_numbers, batching_scheme, bucket_boundaries, example_length,
     example_valid_size, hparams_to_batching_scheme, pad_for_tpu, padded_batch)
+from t2t.data.input_settings import InputSettings
 from t2t.data.record_windows import RecordWindows
 from t2t.data.packing import pack_dataset  # noqa: F401  (T2T-compatible home of the name)
 
@@ -131,8 +132,8 @@ def _are_shapes_fully_defined(element_spec):
     return all(spec.shape.is_fully_defined() for spec in element_spec.values())
 
 
-def _is_packed(element_spec, hparams):
-    return bool(getattr(hparams, "pack_dataset", False)) or any(
+def _is_packed(element_spec, settings):
+    return settings.pack_dataset or any(
         key.endswith("_segmentation") for key in element_spec)
 
 
@@ -267,7 +268,8 @@ def input_fn(dataset, filepattern, skip_random_fraction_when_training,
       max_length: the problem's `max_length(hparams)` (examples longer are dropped when
         training, or in eval with `hparams.eval_drop_long_sequences`).
       mode: a `ModeKeys` value.
-      hparams: model hparams (batch_size, min_length, max_length, buckets, ...).
+      hparams: model hparams (batch_size, min_length, max_length, buckets, ...); the
+        optional ones (`InputSettings`) are read and checked once, here.
       data_dir: unused, for T2T compatibility.
       params: Estimator params; `use_tpu`, `batch_size` (TPU) and `num_shards` are read.
       config: RunConfig; `use_tpu` and `t2t_device_info["num_shards"]` are read.
@@ -281,13 +283,14 @@ def input_fn(dataset, filepattern, skip_random_fraction_when_training,
       B x L <= 4096.
     """
     del data_dir
+    settings = InputSettings.from_hparams(hparams)
     mode = _mode_key(mode)
     is_training = mode == _TRAIN
     use_tpu = _use_tpu(params, config)
     num_shards = _num_shards(params, config)
     if max_length is None:
         max_length = hparams.max_length or hparams.batch_size
-    drop_long = is_training or bool(getattr(hparams, "eval_drop_long_sequences", False))
+    drop_long = is_training or settings.eval_drop_long_sequences
     parallel = tf.data.AUTOTUNE
 
     if (force_repeat or is_training) and not prevent_repeat:
@@ -301,7 +304,7 @@ def input_fn(dataset, filepattern, skip_random_fraction_when_training,
             examples_per_epoch = _file_num_records_cached(files[0]) * len(files)
         else:
             logging.warning("No files match %r; not skipping a random fraction", filepattern)
-    packed = _is_packed(dataset.element_spec, hparams)
+    packed = _is_packed(dataset.element_spec, settings)
     if batch_size_means_tokens_param or packed:
         # Packed rows have static shapes only because they were packed: their batch_size
         # still counts tokens (T2T took it as rows, e.g. 4096 rows of 256 tokens).
@@ -314,11 +317,12 @@ def input_fn(dataset, filepattern, skip_random_fraction_when_training,
 
     tpu_batch_size = _tpu_batch_size(params) if use_tpu else None
     context = batching.BatchingContext(
-        hparams=hparams, is_training=is_training, min_length=hparams.min_length,
-        max_length=max_length, drop_long=drop_long, num_shards=num_shards,
-        length_multiplier=batch_size_multiplier, tpu_batch_size=tpu_batch_size,
-        examples_per_epoch=examples_per_epoch)
-    strategy = batching.select_strategy(use_tpu, batch_size_means_tokens, packed, hparams)
+        hparams=hparams, settings=settings, is_training=is_training,
+        min_length=hparams.min_length, max_length=max_length, drop_long=drop_long,
+        num_shards=num_shards, length_multiplier=batch_size_multiplier,
+        tpu_batch_size=tpu_batch_size, examples_per_epoch=examples_per_epoch)
+    strategy = batching.select_strategy(use_tpu, batch_size_means_tokens, packed, hparams,
+                                        settings)
     if isinstance(dataset, RecordWindows) and not strategy.reads_record_windows:
         dataset = dataset.examples()
     batches = strategy.batch(dataset, context)
@@ -329,19 +333,18 @@ def input_fn(dataset, filepattern, skip_random_fraction_when_training,
     dataset = dataset.map(functools.partial(_finish_batch, batch_size=static_batch_size,
                                             batch_multiple=batch_multiple, trim=trim),
                           num_parallel_calls=parallel)
-    batch_shuffle_size = getattr(hparams, "batch_shuffle_size", 0)
-    if is_training and batch_shuffle_size:
+    if is_training and settings.batch_shuffle_size:
         # Bucketing emits runs of same-length batches; shuffling batches breaks them up.
-        dataset = dataset.shuffle(batch_shuffle_size)
+        dataset = dataset.shuffle(settings.batch_shuffle_size)
 
-    chunk_length = getattr(hparams, "split_targets_chunk_length", 0)
+    chunk_length = settings.split_targets_chunk_length
     if chunk_length > 0:
-        max_chunks = getattr(hparams, "split_targets_max_chunks", 100)
+        max_chunks = settings.split_targets_max_chunks
         dataset = _split_targets_into_chunks(dataset, chunk_length, max_chunks)
-        if is_training and getattr(hparams, "split_targets_strided_training", False):
+        if is_training and settings.split_targets_strided_training:
             dataset = _stride_chunks(dataset, max_chunks)
 
-    labels_name = getattr(hparams, "labels_feature_name", "targets")
+    labels_name = settings.labels_feature_name
 
     def prepare_for_output(features):
         if mode == _PREDICT:

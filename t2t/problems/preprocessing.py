@@ -1,7 +1,9 @@
 """Runtime preprocessing shared by every Problem (T2T's `preprocess_example_common`).
 
 What `Problem.preprocess_example` does by default, driven by model hparams: truncation
-(`max_input_seq_length`, `max_target_seq_length`), `prepend_mode` and `split_to_length`.
+(`max_input_seq_length`, `max_target_seq_length`), `prepend_mode` and `split_to_length`,
+read (and checked) by `InputSettings.from_hparams`, so hparams that lack them keep T2T's
+defaults.
 `t2t.problems.problem` re-exports these names, their T2T home.
 """
 from absl import logging
@@ -9,6 +11,7 @@ import tensorflow as tf
 
 from t2t.core.hparam import HParams
 from t2t.core.modes import ModeKeys
+from t2t.data.input_settings import InputSettings
 
 _PREDICT = ModeKeys.PREDICT
 
@@ -17,10 +20,6 @@ def default_model_hparams():
     """The model hparams a Problem uses when it is given none (a no-op preprocessing)."""
     return HParams(max_input_seq_length=0, max_target_seq_length=0, prepend_mode="none",
                    split_to_length=0, data_dir=None)
-
-
-def _hparam(hparams, name, default):
-    return getattr(hparams, name, default) if hparams is not None else default
 
 
 def preprocess_example_common(example, mode, hparams):
@@ -35,10 +34,11 @@ def preprocess_example_common(example, mode, hparams):
 
     Returns a dict, or a `tf.data.Dataset` of dicts when `split_to_length` is set.
     """
-    max_input = _hparam(hparams, "max_input_seq_length", 0)
-    max_target = _hparam(hparams, "max_target_seq_length", 0)
-    prepend_mode = _hparam(hparams, "prepend_mode", "none")
-    split_to_length = _hparam(hparams, "split_to_length", 0)
+    settings = InputSettings.from_hparams(hparams)
+    max_input = settings.max_input_seq_length
+    max_target = settings.max_target_seq_length
+    prepend_mode = settings.prepend_mode
+    split_to_length = settings.split_to_length
     if "inputs" in example and max_input > 0:
         example["inputs"] = example["inputs"][:max_input]
     if prepend_mode != "none":
@@ -73,8 +73,7 @@ def preprocessing_is_identity(hparams):
         preprocessing_is_identity(default_model_hparams())   # True
         hparams.max_target_seq_length = 64                    # -> False (truncates)
     """
-    return (_hparam(hparams, "max_input_seq_length", 0) <= 0 and
-            _hparam(hparams, "max_target_seq_length", 0) <= 0 and
-            _hparam(hparams, "prepend_mode", "none") == "none" and
-            not _hparam(hparams, "split_to_length", 0))
+    settings = InputSettings.from_hparams(hparams)
+    return (settings.max_input_seq_length <= 0 and settings.max_target_seq_length <= 0 and
+            settings.prepend_mode == "none" and not settings.split_to_length)
 

@@ -36,11 +36,12 @@ from t2t.core.modes import ModeKeys
 from t2t.data import batching
 from t2t.data import data_reader, generator_utils, shard_check
 from t2t.data import packing
+from t2t.data.input_settings import InputSettings
 from t2t.data.record_windows import RecordWindows
 from t2t.encoders import text_encoder
 from t2t.evaluation import metrics
 from t2t.problems.preprocessing import (  # noqa: F401  (T2T's names in problem.py)
-    _hparam, default_model_hparams, preprocess_example_common, preprocessing_is_identity)
+    default_model_hparams, preprocess_example_common, preprocessing_is_identity)
 from t2t.problems.spaces import DatasetSplit, SpaceID, TaskID  # noqa: F401
 
 _TRAIN = ModeKeys.TRAIN
@@ -489,13 +490,14 @@ class Problem:
         dataset = dataset.take(max_records)
         if shuffle_files and is_training:
             dataset = dataset.shuffle(shuffle_buffer_size)
-        if _hparam(hparams, "pack_dataset", False) and mode != _PREDICT:
+        if InputSettings.from_hparams(hparams).pack_dataset and mode != _PREDICT:
             dataset = packing.pack_dataset(dataset, self._packed_length(hparams),
                                                keys=self._packed_keys(dataset.element_spec))
         return dataset.prefetch(output_buffer_size or tf.data.AUTOTUNE)
 
     def _packed_length(self, hparams):
-        return _hparam(hparams, "max_length", 0) or self.max_length(hparams)
+        # hparams.max_length, if set, beats split_to_length; hparams may lack max_length.
+        return getattr(hparams, "max_length", 0) or self.max_length(hparams)
 
     @staticmethod
     def _packed_keys(element_spec):
@@ -578,7 +580,7 @@ class Problem:
         fields.setdefault("batch_prediction_key",
                           tf.io.FixedLenFeature([1], tf.int64, default_value=0))
         windows = RecordWindows(records, fields, transform=self.maybe_reverse_and_copy)
-        if _hparam(hparams, "pack_dataset", False) and mode != _PREDICT:
+        if InputSettings.from_hparams(hparams).pack_dataset and mode != _PREDICT:
             return windows.packed(self._packed_length(hparams),
                                   self._packed_keys(windows.element_spec))
         return windows

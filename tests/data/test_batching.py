@@ -6,6 +6,7 @@ import tensorflow as tf
 from hypothesis import given, settings, strategies as st
 
 from t2t.data import batching, windows
+from t2t.data.input_settings import InputSettings
 from t2t.layers import common_hparams
 
 
@@ -28,8 +29,8 @@ def examples(lengths, dtype=np.int64):
 
 
 def context(hp, training=True, **fields):
-    settings = dict(hparams=hp, is_training=training, min_length=hp.min_length,
-                    max_length=hp.max_length, drop_long=training)
+    settings = dict(hparams=hp, settings=InputSettings.from_hparams(hp), is_training=training,
+                    min_length=hp.min_length, max_length=hp.max_length, drop_long=training)
     settings.update(fields)
     return batching.BatchingContext(**settings)
 

@@ -10,10 +10,11 @@ import pytest
 import tensorflow as tf
 from hypothesis import given, settings, strategies as st
 
+from input_fn_testing import hparams, make_dataset, make_examples, run_input_fn, unbatch
+
 from t2t.core.modes import ModeKeys
 from t2t.data import batching, data_reader, windows
 from t2t.data import packing
-from t2t.layers import common_hparams
 
 TRAIN = ModeKeys.TRAIN
 EVAL = ModeKeys.EVAL
@@ -102,14 +103,6 @@ def test_highly_composite_numbers_by_brute_force():
             expected.append(n)
     assert data_reader._highly_composite_numbers(limit) == expected
     assert data_reader._highly_composite_numbers(1441440) == HIGHLY_COMPOSITE
-
-
-def hparams(**overrides):
-    hp = common_hparams.basic_params1()
-    hp.batch_shuffle_size = 0
-    for name, value in overrides.items():
-        setattr(hp, name, value)
-    return hp
 
 
 def test_hparams_to_batching_scheme():
@@ -212,37 +205,6 @@ def test_cpu_count():
 
 
 # ----------------------------------------------------------------------------- input_fn
-def make_examples(count, low, high, seed=0):
-    """(inputs, targets) id lists with lengths in [low, high]; ids are nonzero."""
-    rng = np.random.RandomState(seed)
-    return [(rng.randint(2, 50, rng.randint(low, high + 1)).tolist(),
-             rng.randint(2, 50, rng.randint(low, high + 1)).tolist()) for _ in range(count)]
-
-
-def make_dataset(examples):
-    def generate():
-        for inputs, targets in examples:
-            yield {"inputs": np.array(inputs, np.int64), "targets": np.array(targets, np.int64)}
-    return tf.data.Dataset.from_generator(generate, output_signature={
-        "inputs": tf.TensorSpec([None], tf.int64), "targets": tf.TensorSpec([None], tf.int64)})
-
-
-def run_input_fn(examples, mode, hp, max_length, tokens=True, **kwargs):
-    kwargs.setdefault("prevent_repeat", mode == TRAIN)
-    return data_reader.input_fn(
-        make_dataset(examples), None, False, tokens, 1, max_length, mode, hp, **kwargs)
-
-
-def unbatch(dataset):
-    """Yields (batch features as numpy, rows as (inputs, targets) tuples without padding)."""
-    for features, labels in dataset:
-        features = {k: v.numpy() for k, v in features.items()}
-        np.testing.assert_array_equal(labels.numpy(), features["targets"])
-        rows = [(tuple(i[i != 0].tolist()), tuple(t[t != 0].tolist()))
-                for i, t in zip(features["inputs"][..., 0, 0], features["targets"][..., 0, 0])]
-        yield features, rows
-
-
 def test_bucketed_batches_respect_token_budget_and_boundaries():
     examples = make_examples(500, 1, 90)
     hp = hparams(batch_size=256, max_length=64, min_length_bucket=4, length_bucket_step=1.3)

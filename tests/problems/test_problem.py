@@ -352,7 +352,8 @@ def test_input_fn_reads_records_in_windows_when_that_changes_nothing(data_dir, m
     hp.batch_size = 16
     assert p.reads_record_windows(TRAIN, hp) and p.reads_record_windows(EVAL, hp)
     assert not p.reads_record_windows(PREDICT, hp)
-    for name, value in (("max_target_seq_length", 3), ("prepend_mode", "prepend_inputs_full"),
+    for name, value in (("max_target_seq_length", 3),
+                        ("prepend_mode", "prepend_inputs_full_attention"),
                         ("split_to_length", 4)):
         changed = registry.hparams("basic_1")
         changed.set_hparam(name, value) if hasattr(changed, name) else \
