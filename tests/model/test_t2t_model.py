@@ -517,7 +517,7 @@ def test_estimator_spec_eval():
         model_fn = t2t_model.T2TModel.make_estimator_model_fn("transformer", hp)
         feats = {k: tf.constant(v) for k, v in example_batch().items()}
         hp.problem_hparams = model_hparams.test_problem_hparams(4, 4)
-        with pytest.raises(ValueError, match="EVAL needs hparams.problem"):
+        with pytest.raises(ValueError, match="EVAL needs a problem attached"):
             model_fn(feats, feats["targets"], EVAL)
 
 
