@@ -27,15 +27,13 @@ from t2t.core import atomic_files
 from t2t.core import errors
 from t2t.hub import encoder as encoder_lib
 from t2t.hub import preprocessor as preprocessor_lib
+from t2t.model import model_hparams
 
 PARTS = ("preprocessor", "encoder", "embedding")
 
 
 def _problem_vocabulary(hparams):
-    p_hparams = getattr(hparams, "problem_hparams", None)
-    if p_hparams is None:
-        raise ValueError("export_tfhub needs hparams with a problem; call "
-                         "t2t_model.add_problem_hparams(hparams, problem_name) first")
+    p_hparams = model_hparams.attached_problem_hparams(hparams, "export_tfhub")
     vocabulary = p_hparams.vocabulary.get("inputs")
     if vocabulary is None:
         raise errors.UserError("the problem has no inputs vocabulary to tokenize text with; "

@@ -83,6 +83,20 @@ def attached_problem(hparams, needed_by=None):
     return problem
 
 
+def attached_problem_hparams(hparams, needed_by=None):
+    """The problem's hparams `add_problem_hparams` attached (`hparams.problem_hparams`):
+    modality, vocab_size, vocabulary, space ids. As `attached_problem`, read once at an
+    entry point (a model, an export) and passed on.
+
+        attached_problem_hparams(hp).vocab_size      # {"inputs": 4, "targets": 4}
+    """
+    p_hparams = getattr(hparams, "problem_hparams", None) if hparams is not None else None
+    if p_hparams is None and needed_by is not None:
+        raise ValueError("%s needs a problem attached to its hparams; call "
+                         "t2t_model.add_problem_hparams(hparams, problem_name) first" % needed_by)
+    return p_hparams
+
+
 def add_problem_hparams(hparams, problem_name_or_instance):
     """Attach a problem and its hparams to model hparams: `hparams.problem(_hparams)`.
 

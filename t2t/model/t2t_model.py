@@ -157,9 +157,8 @@ class T2TModel:
             raise TypeError("%s got unexpected keyword arguments: %s" %
                             (type(self).__name__, ", ".join(sorted(kwargs))))
         self._name = name or self.REGISTERED_NAME or registry.default_name(type(self))
-        if not problem_hparams and getattr(hparams, "problem_hparams", None) is not None:
-            problem_hparams = hparams.problem_hparams
-        self._problem_hparams = problem_hparams
+        self._problem_hparams = (problem_hparams or
+                                 model_hparams.attached_problem_hparams(hparams))
         # Read once here, the model's entry: specs and metrics take it from `self.problem`.
         self._problem = model_hparams.attached_problem(hparams)
 

@@ -39,17 +39,9 @@ STRING_SIGNATURE = "serving_default"
 EXAMPLE_SIGNATURE = "serialized_example"
 
 
-def _problem_hparams(hparams):
-    p_hparams = getattr(hparams, "problem_hparams", None)
-    if p_hparams is None:
-        raise ValueError("export needs hparams with a problem; call "
-                         "t2t_model.add_problem_hparams(hparams, problem_name) first")
-    return p_hparams
-
-
 def string_signature_support(hparams):
     """None when the inputs vocabulary can be encoded in the graph, else the reason."""
-    p_hparams = _problem_hparams(hparams)
+    p_hparams = model_hparams.attached_problem_hparams(hparams, "the SavedModel export")
     has_inputs = "inputs" in p_hparams.modality
     vocabulary = p_hparams.vocabulary.get("inputs" if has_inputs else "targets")
     return graph_ops.unsupported_reason(vocabulary)
@@ -73,7 +65,7 @@ def _outputs(predictions, targets_vocab):
 
 def _string_features(hparams, decode_hp):
     """(the string placeholder, model features from its in-graph encoding)."""
-    p_hparams = _problem_hparams(hparams)
+    p_hparams = model_hparams.attached_problem_hparams(hparams, "the SavedModel export")
     has_inputs = "inputs" in p_hparams.modality
     vocabulary = p_hparams.vocabulary["inputs" if has_inputs else "targets"]
     strings = _v1.placeholder(tf.string, [None], name="inputs")
@@ -129,7 +121,7 @@ def export_saved_model(model_name, hparams, checkpoint_path, export_dir, decode_
     if not checkpoint_path or not tf.io.gfile.exists(checkpoint_path + ".index"):
         raise errors.UserError("no checkpoint %s to export; train first or pass "
                                "--checkpoint_path" % checkpoint_path)
-    p_hparams = _problem_hparams(hparams)
+    p_hparams = model_hparams.attached_problem_hparams(hparams, "the SavedModel export")
     problem = model_hparams.attached_problem(hparams, "export_saved_model")
     targets_vocab = p_hparams.vocabulary["targets"]
     reason = string_signature_support(hparams)
