@@ -565,15 +565,36 @@ def _identity_with_dense_gradient(x):
     return tf.identity(x), grad
 
 
+_dense_gradients = threading.local()
+
+
+@contextlib.contextmanager
+def dense_gradients_in_functions():
+    """Within it `convert_gradient_to_tensor` applies inside tf.functions too.
+
+    For a training step's function, which is run and never saved (the native backend's
+    train step): without it a sharded embedding's gradient stays sparse there, through
+    the concat of its shards, into a sparse optimizer update.
+    """
+    previous = getattr(_dense_gradients, "enabled", False)
+    _dense_gradients.enabled = True
+    try:
+        yield
+    finally:
+        _dense_gradients.enabled = previous
+
+
 def convert_gradient_to_tensor(x):
     """Identity whose gradient is a dense tensor, not IndexedSlices.
 
     The gradient of a gather is sparse; densifying it once here (as T2T did) avoids
     repeated sparse aggregation when an embedding matrix is read by several gathers.
-    Inside a tf.function `x` is returned as is: a SavedModel cannot carry this custom
-    gradient (its saved form rejects the IndexedSlices a gather produces).
+    Inside a tf.function `x` is returned as is (unless within
+    `dense_gradients_in_functions`): a SavedModel cannot carry this custom gradient (its
+    saved form rejects the IndexedSlices a gather produces).
     """
-    if getattr(_v1.get_default_graph(), "outer_graph", None) is not None:
+    if (getattr(_v1.get_default_graph(), "outer_graph", None) is not None
+            and not getattr(_dense_gradients, "enabled", False)):
         return x
     return _identity_with_dense_gradient(x)
 

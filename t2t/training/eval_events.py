@@ -152,10 +152,6 @@ def checkpoint_step(checkpoint_path):
     return None
 
 
-
-
-
-
 def write_early_stop(model_dir, step, train_steps):
     """Record that training of `train_steps` steps stopped early at `step` (atomic)."""
     path = os.path.join(model_dir, EARLY_STOP_FILE)

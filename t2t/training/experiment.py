@@ -14,7 +14,8 @@ Schedules (`--schedule`, a method name of T2TExperiment):
   evaluate                   evaluate the latest checkpoint once.
   train_and_evaluate         train, evaluating after every checkpoint (T2T's in-process
                              ValidationMonitor); with a TF_CONFIG cluster every task plays its
-                             role through `tf.estimator.train_and_evaluate`.
+                             role through `tf.estimator.train_and_evaluate`, the evaluator
+                             through t2t's loop (which also ends after an early stop).
   continuous_train_and_eval  `tf.estimator.train_and_evaluate` (evaluations at most every
                              `eval_throttle_seconds`), then a final evaluation (the default).
   continuous_eval            evaluate each new checkpoint until one reaches `train_steps`.
@@ -25,6 +26,7 @@ the metric has not improved by `delta` over the last `num_plateau_steps` steps; 
 training task reads the same files, so a whole cluster stops together.
 """
 import os
+import time
 
 import tensorflow as tf
 from absl import logging
@@ -261,9 +263,25 @@ class T2TExperiment:
 
     def train(self, max_steps=None):
         """Train until the global step reaches `max_steps` (default: train_steps)."""
+        self._clear_early_stop()
         self._estimator.train(self._train_spec.input_fn, hooks=self._train_spec.hooks,
                               max_steps=max_steps or self._train_spec.max_steps,
                               saving_listeners=self._train_spec.saving_listeners)
+        self._record_early_stop()
+
+    def _clear_early_stop(self):
+        if self._estimator.config.is_chief:
+            eval_events.clear_early_stop(self._estimator.model_dir)
+
+    def _record_early_stop(self):
+        """After the chief's training ends (its final checkpoint saved): if early stopping
+        ended it, say so for the evaluator (`eval_events.early_stop_step`)."""
+        if not self._estimator.config.is_chief:
+            return
+        for hook in self._train_spec.hooks:
+            if isinstance(hook, EarlyStoppingHook) and hook.stopped_at_step is not None:
+                eval_events.write_early_stop(self._estimator.model_dir, hook.stopped_at_step,
+                                             self.train_steps)
 
     def evaluate(self):
         """Evaluate the latest checkpoint; returns the metrics dict."""
@@ -275,10 +293,52 @@ class T2TExperiment:
         return self.last_eval_result
 
     def _train_and_evaluate(self, eval_spec):
+        if (run_config_lib.is_distributed() and
+                self._estimator.config.task_type == "evaluator"):
+            return self._evaluate_each_checkpoint(eval_spec)
+        self._clear_early_stop()
         result = tf.estimator.train_and_evaluate(self._estimator, self._train_spec, eval_spec)
+        self._record_early_stop()
         if isinstance(result, tuple) and result and isinstance(result[0], dict):
             self.last_eval_result = result[0]
         return result
+
+    def _evaluate_each_checkpoint(self, eval_spec):
+        """The evaluator task of a cluster: what tf.estimator's evaluator does (the start
+        delay, an evaluation of the newest checkpoint at most every throttle_secs, the
+        exporters after each) until a checkpoint reaches train_steps, or the final one of a
+        run that stopped early (tf.estimator's evaluator waited for train_steps forever).
+        Returns (metrics of the last evaluation, the exporters' results)."""
+        model_dir = self._estimator.model_dir
+        if eval_spec.start_delay_secs:
+            time.sleep(eval_spec.start_delay_secs)
+        evaluated, exports = None, []
+
+        def training_ended():
+            stop = eval_events.early_stop_step(model_dir, self.train_steps)
+            return stop is not None and evaluated is not None and evaluated >= stop
+
+        for checkpoint_path in next_checkpoint(model_dir, self._eval_timeout_mins,
+                                               stop_fn=training_ended):
+            step = checkpoint_step(checkpoint_path)
+            if step == 0 or (step is not None and evaluated is not None and step <= evaluated):
+                continue
+            started = time.monotonic()
+            result = self._estimator.evaluate(
+                eval_spec.input_fn, steps=eval_spec.steps, hooks=eval_spec.hooks,
+                checkpoint_path=checkpoint_path, name=eval_spec.name)
+            self.last_eval_result = result
+            evaluated = int(result["global_step"])
+            final = evaluated >= self.train_steps or training_ended()
+            exports = [exporter.export(self._estimator,
+                                       os.path.join(model_dir, "export", exporter.name),
+                                       checkpoint_path, result, final)
+                       for exporter in eval_spec.exporters or ()]
+            if final:
+                logging.info("Evaluated the final checkpoint (step %d); stopping", evaluated)
+                break
+            time.sleep(max(0.0, (eval_spec.throttle_secs or 0) - (time.monotonic() - started)))
+        return self.last_eval_result, exports
 
     def train_and_evaluate(self):
         """Train with an evaluation after every checkpoint; cluster roles from TF_CONFIG."""
@@ -302,15 +362,24 @@ class T2TExperiment:
         return self.last_eval_result
 
     def continuous_eval(self):
-        """Evaluate every new checkpoint until one reaches train_steps (or a timeout)."""
-        for ckpt_path in next_checkpoint(self._estimator.model_dir, self._eval_timeout_mins):
+        """Evaluate every new checkpoint until one reaches train_steps, or the final one of
+        a run that stopped early (or until eval_timeout_mins pass without a new one)."""
+        model_dir = self._estimator.model_dir
+        evaluated = None
+
+        def training_ended():
+            stop = eval_events.early_stop_step(model_dir, self.train_steps)
+            return stop is not None and evaluated is not None and evaluated >= stop
+
+        for ckpt_path in next_checkpoint(model_dir, self._eval_timeout_mins,
+                                         stop_fn=training_ended):
             step = checkpoint_step(ckpt_path)
             if step == 0:
                 logging.info("Skipping evaluation at step 0")
                 continue
-            self.evaluate()
-            if step is not None and step >= self.train_steps:
-                logging.info("Evaluated the final checkpoint (step %d); stopping", step)
+            evaluated = int(self.evaluate().get("global_step", step or 0))
+            if evaluated >= self.train_steps or training_ended():
+                logging.info("Evaluated the final checkpoint (step %d); stopping", evaluated)
                 break
         return self.last_eval_result
 

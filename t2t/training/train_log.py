@@ -97,35 +97,43 @@ class TrainingLog:
         self._window_start = time.monotonic()
         self._window_steps = 0
         self._window_tokens = 0
-        self._window_losses = []
+        self._window_loss_sum = 0.0
+        self._window_loss_steps = 0
         self.last_step = self.start_step
         self.last_loss = None
         self.summary = None
 
-    def after_step(self, step, tokens=0, examples=0, loss=None):
-        """Record one finished step; `step` is the global step after it."""
+    def after_step(self, step, tokens=0, examples=0, loss=None, steps=1, last_loss=None):
+        """Record finished steps; `step` is the global step after them.
+
+        `steps` > 1: the figures of several steps run in one call (the native backend's
+        train loop): `tokens` and `examples` are their sums, `loss` their mean loss and
+        `last_loss` the last step's (the run's final loss, when it is the last).
+        """
         tokens = int(tokens)
+        steps = int(steps)
         self._examples += int(examples)
-        self._progress.update(1, tokens=tokens)
-        self._window_steps += 1
+        self._progress.update(steps, tokens=tokens)
+        self._window_steps += steps
         self._window_tokens += tokens
         if loss is not None:
-            self.last_loss = float(loss)
-            self._window_losses.append(self.last_loss)
+            self._window_loss_sum += float(loss) * steps
+            self._window_loss_steps += steps
+            self.last_loss = float(loss if last_loss is None else last_loss)
         crossed = step // self._every_n_steps > self.last_step // self._every_n_steps
         self.last_step = step
         if crossed:
             self._log(self._window_line(step))
             self._window_start = time.monotonic()
             self._window_steps = self._window_tokens = 0
-            self._window_losses = []
+            self._window_loss_sum, self._window_loss_steps = 0.0, 0
 
     def _window_line(self, step):
         seconds = max(time.monotonic() - self._window_start, 1e-9)
         parts = ["step %d" % step]
-        if self._window_losses:
+        if self._window_loss_steps:
             parts.append("loss %.4f (mean of %d steps)" % (
-                sum(self._window_losses) / len(self._window_losses), len(self._window_losses)))
+                self._window_loss_sum / self._window_loss_steps, self._window_loss_steps))
         parts.append("%.2f steps/s" % (self._window_steps / seconds))
         if self._count_tokens:
             parts.append("{:,.0f} tokens/s".format(self._window_tokens / seconds))

@@ -287,6 +287,30 @@ def test_convert_gradient_to_tensor_gives_dense_gradient():
     np.testing.assert_array_equal(grad[:, 0], [0, 2, 0, 0, 1, 0])
 
 
+def test_dense_gradients_in_functions_only_where_asked():
+    var = tf.Variable(tf.ones([6, 3]))
+    gradient_types = []
+
+    def gradient():
+        with tf.GradientTape() as tape:
+            looked_up = tf.gather(common_layers.convert_gradient_to_tensor(var), [1, 1, 4])
+            loss = tf.reduce_sum(looked_up)
+        grad = tape.gradient(loss, var)
+        gradient_types.append(type(grad))
+        return tf.convert_to_tensor(grad)
+
+    plain = tf.function(gradient)()
+    with common_layers.dense_gradients_in_functions():
+        dense = tf.function(gradient)()
+    # A function (which may be saved) keeps the sparse gradient; a train step asks for dense.
+    assert gradient_types[0] is tf.IndexedSlices
+    assert gradient_types[1] is not tf.IndexedSlices and tf.is_tensor(dense)
+    np.testing.assert_array_equal(dense.numpy()[:, 0], [0, 2, 0, 0, 1, 0])
+    np.testing.assert_array_equal(plain.numpy(), dense.numpy())
+    tf.function(gradient)()                     # after the block: sparse again
+    assert gradient_types[2] is tf.IndexedSlices
+
+
 # --------------------------------------------------------------------------- losses
 def _log_softmax(logits):
     logits = logits - logits.max(-1, keepdims=True)

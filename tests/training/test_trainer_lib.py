@@ -7,6 +7,7 @@ import dataclasses
 import inspect
 import json
 import os
+import threading
 
 import pytest
 import tensorflow as tf
@@ -21,7 +22,7 @@ if not backend_choice.estimator_available():
     pytest.skip("needs tf.estimator (TensorFlow 2.15)", allow_module_level=True)
 
 from t2t.core import errors, registry  # noqa: E402
-from t2t.training import experiment, run_config, trainer_lib  # noqa: E402
+from t2t.training import eval_events, experiment, run_config, trainer_lib  # noqa: E402
 
 PROBLEM = "algorithmic_reverse_binary40_test"
 MODEL = "transformer"
@@ -356,7 +357,7 @@ def test_rerun_resumes_from_latest_checkpoint(trained, data_dir):
     assert tf.train.latest_checkpoint(model_dir).endswith("model.ckpt-8")
 
 
-def test_early_stopping_ends_training_on_plateau(data_dir, tmp_path):
+def test_early_stopping_ends_training_on_plateau(data_dir, tmp_path, monkeypatch):
     # Any change below 1e9 counts as no improvement: stop once two evaluations are 2 steps
     # apart (checkpoints and evaluations every 2 steps).
     exp = make_experiment(str(tmp_path), data_dir, train_steps=1000,
@@ -367,8 +368,33 @@ def test_early_stopping_ends_training_on_plateau(data_dir, tmp_path):
     stopper = next(h for h in exp.train_spec.hooks
                    if isinstance(h, experiment.EarlyStoppingHook))
     assert stopper.stopped_at_step is not None and stopper.stopped_at_step < 20
-    assert experiment.checkpoint_step(tf.train.latest_checkpoint(str(tmp_path))) < 20
+    final_step = experiment.checkpoint_step(tf.train.latest_checkpoint(str(tmp_path)))
+    assert final_step < 20
     assert metrics is not None and "loss" in metrics
+    # The chief records the stop, so evaluators end after the final checkpoint instead of
+    # waiting for step 1000 (tf.estimator's evaluator waited for it forever).
+    assert eval_events.early_stop_step(str(tmp_path), 1000) == stopper.stopped_at_step
+
+    def ends(run):
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        thread.join(timeout=120)
+        assert not thread.is_alive(), "the evaluator waited on after the run stopped early"
+
+    follower = make_experiment(str(tmp_path), data_dir, train_steps=1000,
+                               schedule="continuous_eval", eval_timeout_mins=60)
+    ends(follower.continuous_eval)
+    assert follower.last_eval_result["global_step"] == final_step
+    # A cluster's evaluator task (TF_CONFIG), with the exporters after its evaluation.
+    monkeypatch.setenv("TF_CONFIG", json.dumps({
+        "cluster": {"chief": ["127.0.0.1:2222"], "ps": ["127.0.0.1:2223"]},
+        "task": {"type": "evaluator", "index": 0}}))
+    evaluator = make_experiment(str(tmp_path), data_dir, train_steps=1000,
+                                schedule="train_and_evaluate", eval_timeout_mins=60,
+                                eval_throttle_seconds=1)
+    assert evaluator.estimator.config.task_type == "evaluator"
+    ends(evaluator.train_and_evaluate)
+    assert evaluator.last_eval_result["global_step"] == final_step
 
 
 def test_tpu_estimator_trains_on_cpu(data_dir, tmp_path):
