@@ -101,10 +101,12 @@ class TrainingLog:
         self.last_step = self.start_step
         self.last_loss = None
         self.summary = None
+        self._last_step_at = None  # when the last step ended
 
     def after_step(self, step, tokens=0, examples=0, loss=None):
         """Record one finished step; `step` is the global step after it."""
         tokens = int(tokens)
+        self._last_step_at = time.monotonic()
         self._examples += int(examples)
         self._progress.update(1, tokens=tokens)
         self._window_steps += 1
@@ -132,8 +134,14 @@ class TrainingLog:
         return "%s: %s" % (self._description, ", ".join(parts))
 
     def end(self):
-        """Log the summary line; returns (and keeps in `summary`) the run's figures."""
-        seconds = max(self._progress.seconds, 1e-9)
+        """Log the summary line; returns (and keeps in `summary`) the run's figures.
+
+        Timed up to the last step: the Estimator backend calls this from a hook's end(),
+        after the final checkpoint's evaluation, which is not training time."""
+        seconds = self._progress.seconds
+        if self._last_step_at is not None:
+            seconds -= time.monotonic() - self._last_step_at
+        seconds = max(seconds, 1e-9)
         steps = self._progress.count
         self.summary = {
             "steps": steps,
@@ -152,5 +160,5 @@ class TrainingLog:
                    "tokens/s": int(self.summary["tokens_per_sec"])}
         if self.last_loss is not None:
             figures["final loss"] = "%.4f" % self.last_loss
-        self._progress.done(**figures)
+        self._progress.done(seconds=seconds, **figures)
         return self.summary
