@@ -60,12 +60,13 @@ class Progress:
             done += " " + self.unit
         return "%s: %s, %s %s/s" % (self.description, done, _fmt(self.count / elapsed), self.unit)
 
-    def done(self, **figures):
-        """Log and return the summary line: count, counters, extra figures and seconds."""
+    def done(self, seconds=None, **figures):
+        """Log and return the summary line: count, counters, extra figures and seconds
+        (`seconds`: the time the work took, when it ended before this call)."""
         parts = ["%s %s" % (_fmt(self.count), self.unit)]
         for key, value in list(self.extra.items()) + list(figures.items()):
             parts.append("%s %s" % (_fmt(value), key))
-        parts.append("%.1f s" % self.seconds)
+        parts.append("%.1f s" % (self.seconds if seconds is None else seconds))
         line = "%s done: %s" % (self.description, ", ".join(parts))
         self._log(line)
         return line

@@ -136,8 +136,11 @@ def get_provider(mixture_or_task_name: str):
     try:
         return dataset_providers.get_mixture_or_task(mixture_or_task_name)
     except ValueError as error:
-        raise errors.UserError("--mixture_or_task_name: %s (register it in a module given "
-                               "by --module_import or --t2t_usr_dir)" % error) from None
+        # Called from the programs and from Python alike: one hint that fits both.
+        message = str(error).replace(" (import the module that registers them)", "")
+        raise errors.UserError(
+            "%s (import the module that registers it; the programs take it as --module_import "
+            "or --t2t_usr_dir)" % message) from None
 
 
 class VocabularyEncoder:

@@ -102,6 +102,7 @@ class TrainingLog:
         self.last_step = self.start_step
         self.last_loss = None
         self.summary = None
+        self._last_step_at = None  # when the last step ended
 
     def after_step(self, step, tokens=0, examples=0, loss=None, steps=1, last_loss=None):
         """Record finished steps; `step` is the global step after them.
@@ -112,6 +113,7 @@ class TrainingLog:
         """
         tokens = int(tokens)
         steps = int(steps)
+        self._last_step_at = time.monotonic()
         self._examples += int(examples)
         self._progress.update(steps, tokens=tokens)
         self._window_steps += steps
@@ -140,8 +142,14 @@ class TrainingLog:
         return "%s: %s" % (self._description, ", ".join(parts))
 
     def end(self):
-        """Log the summary line; returns (and keeps in `summary`) the run's figures."""
-        seconds = max(self._progress.seconds, 1e-9)
+        """Log the summary line; returns (and keeps in `summary`) the run's figures.
+
+        Timed up to the last step: the Estimator backend calls this from a hook's end(),
+        after the final checkpoint's evaluation, which is not training time."""
+        seconds = self._progress.seconds
+        if self._last_step_at is not None:
+            seconds -= time.monotonic() - self._last_step_at
+        seconds = max(seconds, 1e-9)
         steps = self._progress.count
         self.summary = {
             "steps": steps,
@@ -160,5 +168,5 @@ class TrainingLog:
                    "tokens/s": int(self.summary["tokens_per_sec"])}
         if self.last_loss is not None:
             figures["final loss"] = "%.4f" % self.last_loss
-        self._progress.done(**figures)
+        self._progress.done(seconds=seconds, **figures)
         return self.summary

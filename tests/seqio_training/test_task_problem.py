@@ -62,6 +62,17 @@ def test_converter_choice_and_errors(copy_task):
         TaskProblem("copy_tsvv", {"inputs": 8, "targets": 8})
 
 
+def test_unknown_task_from_python_says_what_to_import_once():
+    # The README's "Evaluate a checkpoint in Python" without its task module imported: one
+    # hint that fits Python and the programs, not a flag name and the same advice twice.
+    with pytest.raises(errors.UserError) as caught:
+        task_problem.get_provider("copy_words")
+    message = str(caught.value)
+    assert message.startswith("No Task or Mixture found with name 'copy_words'"), message
+    assert message.count("import the module") == 1, message
+    assert "--module_import or --t2t_usr_dir" in message, message
+
+
 def test_train_rows_are_packed_with_t2t_feature_names(copy_task):
     problem = TaskProblem("copy_tsv", {"inputs": 12, "targets": 12}, seed=1)
     hp = registry.hparams("transformer_tiny")
