@@ -8,11 +8,9 @@ sides train the same architecture on the same fixed batch (`--batch` sequences o
          optimizer and schedule, the trainer's TrainingLogHook) fed by a tf.data input_fn.
   t2t_xla  the same with `use_xla=True` (T2T's `--xla_compile`: the model function in an
          XLA jit scope, layers on their static-shape paths).
-  native the native backend's train loop (`t2t.training.native.functions`: the same
+  native the native backend's train step (`t2t.training.native.functions`: the same
          T2TModel, optimizer and schedule in a tf.function, variables under Estimator's
-         names), `--native_loop` steps a call, reading the loss and counters back after
-         each call as the trainer does (it runs up to the next log line, summary or
-         checkpoint in one call).
+         names), fetching the loss and counters every step as its training loop does.
   keras  a functional tf.keras model of the same shape (pre-norm encoder-decoder, heads,
          filter size, dropouts, tied embedding/softmax, label smoothing 0.1, Adam),
          trained with Model.fit.
@@ -29,12 +27,10 @@ time, which say where a step goes (matmuls, softmax, layer norm, the optimizer, 
 
 Where TensorFlow has no tf.estimator (2.16+) the Estimator sides are left out.
 `native_over_t2t` is the native backend's throughput over the Estimator's from those
-rounds; the `paired` figures are the fairer ones: the Estimator's training graph (its
-model_fn in a bare session, and in a MonitoredTrainingSession with the hooks
-`estimator.train` runs) and the native train loop take turns of `--native_loop` steps in
-one process, all fed padded batches of unknown shape as a real input pipeline gives them
-(rounds of a few seconds on a shared machine differ by more than the backends do):
-`native_over_estimator` (bare graph) and `native_over_estimator_hooks`.
+rounds; `paired.native_over_estimator` is the fairer figure: the Estimator's training graph
+(its model_fn in a session) and the native train step run alternately, step by step, in
+one process, both fed padded batches of unknown shape as a real input pipeline gives them
+(rounds of a few seconds on a shared machine differ by more than the two backends do).
 
     python bench/bench_training.py [--batch 64] [--length 32] [--rounds 3] [--steps 20]
     # prints a table and writes bench/results/training.json (TF 2.15, both backends) or
@@ -205,31 +201,20 @@ def checkpoint_params(model_dir):
 
 # ----------------------------------------------------------------------------- native side
 def run_native(hparams_set, batch, args):
-    """One round: fresh native train functions train warmup + steps steps; timed seconds.
-
-    As the trainer runs them: `train_loop` calls of `--native_loop` steps each (the trainer
-    runs up to the next log line, summary or checkpoint in one call: 100 steps by default).
-    """
+    """One round: fresh native train functions train warmup + steps steps; timed seconds."""
     inputs, targets = batch
     features = {"inputs": inputs[:, :, None, None], "targets": targets[:, :, None, None]}
     dataset = tf.data.Dataset.from_tensors((features, features["targets"])).repeat()
     functions = native_functions.NativeModelFunctions("transformer", t2t_hparams(hparams_set))
+    functions.build(dataset.element_spec, dataset.element_spec)
     iterator = iter(dataset)
-    functions.build(dataset.element_spec, train_iterator=iterator)
-    run_native_steps(functions, iterator, args.warmup, args.native_loop)
-    first = time.perf_counter()
-    run_native_steps(functions, iterator, args.steps, args.native_loop)
+    first = None
+    for step in range(1, args.warmup + args.steps + 1):
+        loss, tokens, examples, _, global_step = functions.train_step(next(iterator))
+        float(loss), int(tokens), int(examples), int(global_step)  # what the loop logs
+        if step == args.warmup:
+            first = time.perf_counter()
     return time.perf_counter() - first
-
-
-def run_native_steps(functions, iterator, steps, per_call):
-    while steps > 0:
-        calls = min(steps, per_call)
-        last_loss, mean_loss, tokens, examples, _, global_step = functions.train_loop(
-            iterator, calls)
-        # what the trainer's loop reads back after each call
-        float(last_loss), float(mean_loss), int(tokens), int(examples), int(global_step)
-        steps -= calls
 
 
 # ----------------------------------------------------------------------------- paired steps
@@ -244,9 +229,17 @@ def padded_input(batch):
     return dataset.map(lambda features: (features, features["targets"]))
 
 
-def estimator_training_graph(hparams_set, batch, model_dir):
-    """The Estimator's training graph (its model_fn on padded batches): (graph, spec,
-    global step, estimator)."""
+def run_paired(hparams_set, batch, args):
+    """Seconds of each step of the Estimator's training graph and of the native train step,
+    run alternately in one process ({"estimator": [...], "native": [...]}).
+
+    The Estimator side is its model_fn's graph in a session with the Estimator's session
+    config (no hooks or MonitoredSession around it, so if anything it is faster than
+    `estimator.train`). Alternating step by step puts both sides under the same machine
+    load at each moment: on a shared machine rounds of one side then the other differ by
+    more than the sides do.
+    """
+    model_dir = tempfile.mkdtemp(prefix="bench_paired_")
     config = trainer_lib.create_run_config(
         "transformer", model_dir=model_dir, save_checkpoints_steps=10 ** 9,
         keep_checkpoint_max=1, log_step_count_steps=10 ** 9)
@@ -258,76 +251,29 @@ def estimator_training_graph(hparams_set, batch, model_dir):
             padded_input(batch)).get_next()
         spec = estimator.model_fn(features, labels, tf.estimator.ModeKeys.TRAIN,
                                   estimator.config)
-    return graph, spec, global_step, estimator
-
-
-def run_paired(hparams_set, batch, args):
-    """Seconds a step of the Estimator's training graph (bare, and as `estimator.train`
-    runs it) and of the native train loop, in turns of `--native_loop` steps run one after
-    the other in one process ({"estimator": [...], "estimator_hooks": [...],
-    "native": [...]}: one figure per turn).
-
-    "estimator" is the model_fn's graph in a plain session with the Estimator's session
-    config, one `session.run` a step: no hooks, so faster than `estimator.train`.
-    "estimator_hooks" is the same graph in a MonitoredTrainingSession with the hooks
-    `estimator.train` runs under t2t-trainer (t2t's step log, NanTensorHook, the loss
-    logger, the step counter and summary saver every 100 steps). The native side is
-    `train_loop` called once a turn, as the trainer calls it. Taking turns puts every side
-    under the same machine load: on a shared machine rounds of one side then another
-    differ by more than the sides do.
-    """
-    chunk = args.native_loop
-    graph, spec, global_step, estimator = estimator_training_graph(
-        hparams_set, batch, tempfile.mkdtemp(prefix="bench_paired_"))
-    with graph.as_default():
         initialize = tf.compat.v1.global_variables_initializer()
     session = tf.compat.v1.Session(graph=graph, config=estimator.config.session_config)
     session.run(initialize)
     fetches = [spec.train_op, spec.loss, global_step]
 
-    hooked_dir = tempfile.mkdtemp(prefix="bench_paired_hooks_")
-    hooked_graph, hooked_spec, hooked_step, _ = estimator_training_graph(
-        hparams_set, batch, hooked_dir)
-    with hooked_graph.as_default():
-        hooks = (trainer_lib.create_hooks(log_step_count_steps=100,
-                                          model_name="transformer")[0] +
-                 [tf.compat.v1.train.NanTensorHook(hooked_spec.loss),
-                  tf.compat.v1.train.LoggingTensorHook(
-                      {"loss": hooked_spec.loss, "step": hooked_step}, every_n_iter=100)] +
-                 list(hooked_spec.training_hooks))
-        hooked_session = tf.compat.v1.train.MonitoredTrainingSession(
-            checkpoint_dir=hooked_dir, hooks=hooks, save_checkpoint_secs=None,
-            save_checkpoint_steps=None, save_summaries_steps=100, log_step_count_steps=100,
-            config=estimator.config.session_config)
-
     dataset = padded_input(batch)
     functions = native_functions.NativeModelFunctions("transformer", t2t_hparams(hparams_set))
+    functions.build(dataset.element_spec, dataset.element_spec)
     iterator = iter(dataset)
-    functions.build(dataset.element_spec, train_iterator=iterator)
 
-    def estimator_steps():
-        for _ in range(chunk):
-            session.run(fetches)
+    def native_step():
+        loss, tokens, examples, _, step = functions.train_step(next(iterator))
+        float(loss), int(tokens), int(examples), int(step)  # what the loop logs
 
-    def estimator_hooks_steps():
-        for _ in range(chunk):
-            hooked_session.run(hooked_spec.train_op)
-
-    def native_steps():
-        run_native_steps(functions, iterator, chunk, chunk)
-
-    sides = [("estimator", estimator_steps), ("estimator_hooks", estimator_hooks_steps),
-             ("native", native_steps)]
+    sides = [("estimator", lambda: session.run(fetches)), ("native", native_step)]
     seconds = {name: [] for name, _ in sides}
-    warmup_chunks = max(1, -(-args.warmup // chunk))
-    for index in range(warmup_chunks + max(1, args.paired_steps // chunk)):
-        for name, run in sides[index % 3:] + sides[:index % 3]:
+    for index in range(args.warmup + args.paired_steps):
+        for name, step in (sides if index % 2 == 0 else sides[::-1]):
             start = time.perf_counter()
-            run()
-            if index >= warmup_chunks:
-                seconds[name].append((time.perf_counter() - start) / chunk)
+            step()
+            if index >= args.warmup:
+                seconds[name].append(time.perf_counter() - start)
     session.close()
-    hooked_session.close()
     return seconds
 
 
@@ -486,16 +432,11 @@ def add_figures(result, args, peak):
                                    result["keras"]["steps_per_sec"])
     paired = result.get("paired_step_seconds")
     if paired:
-        estimator, hooked, native = (statistics.median(paired[side]) for side in
-                                     ("estimator", "estimator_hooks", "native"))
+        estimator, native = (statistics.median(paired[side]) for side in ("estimator", "native"))
         result["paired"] = {"estimator_median_step_seconds": estimator,
-                            "estimator_hooks_median_step_seconds": hooked,
                             "native_median_step_seconds": native,
                             "native_over_estimator": estimator / native,
-                            "native_over_estimator_hooks": hooked / native,
-                            "turns_each": len(paired["native"]),
-                            "steps_per_turn": args.native_loop,
-                            "steps_each": len(paired["native"]) * args.native_loop}
+                            "steps_each": len(paired["native"])}
     if "t2t" in result:
         result["t2t_over_keras"] = (result["t2t"]["steps_per_sec"] /
                                     result["keras"]["steps_per_sec"])
@@ -515,9 +456,7 @@ def main():
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
     # Native vs Estimator in alternating steps (0: leave out); where tf.estimator exists.
-    parser.add_argument("--paired_steps", type=int, default=100)
-    parser.add_argument("--native_loop", type=int, default=10,
-                        help="native steps per train_loop call (paired: steps per turn)")
+    parser.add_argument("--paired_steps", type=int, default=40)
     parser.add_argument("--hparams_sets", default=",".join(HPARAMS_SETS))
     args = parser.parse_args()
     logging.set_verbosity(logging.WARNING)
@@ -531,7 +470,6 @@ def main():
     results = {"config": vars(args), "tensorflow": tf.__version__,
                "python": platform.python_version(),
                "vocab_size": VOCAB, "cpu_count": os.cpu_count(),
-               "cpus_used": len(os.sched_getaffinity(0)),
                "matmul_peak_flops_per_sec": peak, "matmul_peak_measurements": peaks,
                "models": models}
     header = "%-18s %-7s %10s %12s %12s %10s" % ("hparams_set", "side", "steps/s", "tokens/s",
@@ -554,15 +492,12 @@ def main():
                       result["t2t_params"], result["keras_params"], result["xla_on_over_off"]))
         if "paired" in result:
             paired = result["paired"]
-            print("%-18s paired steps (%d each, turns of %d, padded input): Estimator "
-                  "graph %.0f ms, with estimator.train's hooks %.0f ms, native %.0f ms a "
-                  "step; native / Estimator throughput: %.3f bare, %.3f with hooks" % (
-                      hparams_set, paired["steps_each"], paired["steps_per_turn"],
+            print("%-18s paired steps (%d each, alternating, padded input): Estimator graph "
+                  "%.0f ms, native %.0f ms a step; native / Estimator throughput: %.3f" % (
+                      hparams_set, paired["steps_each"],
                       1000 * paired["estimator_median_step_seconds"],
-                      1000 * paired["estimator_hooks_median_step_seconds"],
                       1000 * paired["native_median_step_seconds"],
-                      paired["native_over_estimator"],
-                      paired["native_over_estimator_hooks"]))
+                      paired["native_over_estimator"]))
         print("%-18s native / keras throughput: %.2f" % (hparams_set,
                                                          result["native_over_keras"]))
         if not result["t2t_top_ops"]:

@@ -113,9 +113,7 @@ _TRAINER_FLAGS = (
     ("bool", "use_tpu_estimator", False, "Whether to use TPUEstimator (always with "
      "--use_tpu; without it the TPUEstimator runs on CPU/GPU)."),
     ("integer", "tpu_num_shards", 8, "Number of TPU shards."),
-    ("integer", "iterations_per_loop", 100,
-     "Number of iterations in a TPU training loop; on the native backend, the most "
-     "training steps one call runs."),
+    ("integer", "iterations_per_loop", 100, "Number of iterations in a TPU training loop."),
     ("integer", "tpu_infeed_sleep_secs", None, "How long to sleep the infeed thread."),
     ("integer", "xla_jit_level", -1, "GlobalJitLevel for compiling the full graph."),
     ("bool", "xla_compile", False, "Whether to use XLA to compile model_fn (its training "

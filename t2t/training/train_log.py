@@ -97,45 +97,37 @@ class TrainingLog:
         self._window_start = time.monotonic()
         self._window_steps = 0
         self._window_tokens = 0
-        self._window_loss_sum = 0.0
-        self._window_loss_steps = 0
+        self._window_losses = []
         self.last_step = self.start_step
         self.last_loss = None
         self.summary = None
         self._last_step_at = None  # when the last step ended
 
-    def after_step(self, step, tokens=0, examples=0, loss=None, steps=1, last_loss=None):
-        """Record finished steps; `step` is the global step after them.
-
-        `steps` > 1: the figures of several steps run in one call (the native backend's
-        train loop): `tokens` and `examples` are their sums, `loss` their mean loss and
-        `last_loss` the last step's (the run's final loss, when it is the last).
-        """
+    def after_step(self, step, tokens=0, examples=0, loss=None):
+        """Record one finished step; `step` is the global step after it."""
         tokens = int(tokens)
-        steps = int(steps)
         self._last_step_at = time.monotonic()
         self._examples += int(examples)
-        self._progress.update(steps, tokens=tokens)
-        self._window_steps += steps
+        self._progress.update(1, tokens=tokens)
+        self._window_steps += 1
         self._window_tokens += tokens
         if loss is not None:
-            self._window_loss_sum += float(loss) * steps
-            self._window_loss_steps += steps
-            self.last_loss = float(loss if last_loss is None else last_loss)
+            self.last_loss = float(loss)
+            self._window_losses.append(self.last_loss)
         crossed = step // self._every_n_steps > self.last_step // self._every_n_steps
         self.last_step = step
         if crossed:
             self._log(self._window_line(step))
             self._window_start = time.monotonic()
             self._window_steps = self._window_tokens = 0
-            self._window_loss_sum, self._window_loss_steps = 0.0, 0
+            self._window_losses = []
 
     def _window_line(self, step):
         seconds = max(time.monotonic() - self._window_start, 1e-9)
         parts = ["step %d" % step]
-        if self._window_loss_steps:
+        if self._window_losses:
             parts.append("loss %.4f (mean of %d steps)" % (
-                self._window_loss_sum / self._window_loss_steps, self._window_loss_steps))
+                sum(self._window_losses) / len(self._window_losses), len(self._window_losses)))
         parts.append("%.2f steps/s" % (self._window_steps / seconds))
         if self._count_tokens:
             parts.append("{:,.0f} tokens/s".format(self._window_tokens / seconds))

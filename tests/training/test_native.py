@@ -12,11 +12,8 @@ import sys
 import textwrap
 import threading
 
-import numpy as np
 import pytest
 import tensorflow as tf
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from t2t.core import backend_choice
 from t2t.core import errors
@@ -263,61 +260,3 @@ def test_mirrored_strategy_on_two_cpu_replicas(data_dir, tmp_path):
     names = _shapes(str(tmp_path))
     assert names["global_step"] == []
     assert "transformer/body/encoder/layer_0/ffn/conv1/kernel/Adam" in names
-
-
-# ----------------------------------------------------------------------------- train loop
-@given(step=st.integers(0, 5000), remaining=st.integers(1, 3000),
-       every=st.lists(st.one_of(st.none(), st.integers(1, 700)), max_size=4),
-       most=st.integers(1, 2000))
-@settings(max_examples=300, deadline=None)
-def test_a_train_loop_call_ends_at_the_next_boundary(step, remaining, every, most):
-    max_steps = step + remaining
-    steps = native_experiment.steps_to_next_boundary(step, max_steps, every, most)
-    assert 1 <= steps <= min(most, remaining)
-    # No boundary is stepped over: whatever happens at a multiple happens at that step...
-    for interval in filter(None, every):
-        assert (step + steps) // interval - step // interval <= 1
-        assert (step + steps) % interval == 0 or (step + steps) // interval == step // interval
-    # ...and a call stops short only at a boundary, at most or at max_steps.
-    if steps < min(most, remaining):
-        assert any(interval and (step + steps) % interval == 0 for interval in every)
-
-
-def test_train_loop_is_train_step_several_times():
-    """k steps in one call = k calls of one step: losses, counts and every variable."""
-    from t2t.core import registry
-    from t2t.model import model_hparams
-
-    def functions_and_iterator(loop):
-        hparams = registry.hparams("transformer_tiny")
-        hparams.parse(TINY + ",layer_prepostprocess_dropout=0.0,attention_dropout=0.0,"
-                      "relu_dropout=0.0")
-        model_hparams.set_attribute(hparams, "problem_hparams",
-                                    model_hparams.test_problem_hparams(8, 8))
-        ids = tf.constant([[[[3]], [[5]], [[2]], [[1]]], [[[4]], [[6]], [[1]], [[0]]]])
-        dataset = tf.data.Dataset.from_tensors(({"inputs": ids, "targets": ids[:, ::-1]},
-                                                ids[:, ::-1])).repeat()
-        functions = functions_lib.NativeModelFunctions("transformer", hparams)
-        iterator = iter(dataset)
-        if loop:
-            functions.build(dataset.element_spec, train_iterator=iterator)
-        else:
-            functions.build(dataset.element_spec, dataset.element_spec)
-        return functions, iterator
-
-    single, single_batches = functions_and_iterator(loop=False)
-    looped, looped_batches = functions_and_iterator(loop=True)
-    assert sorted(looped.variables) == sorted(single.variables)   # "beta1_power", not "while/..."
-    for name, variable in single.variables.items():
-        looped.variables[name].assign(variable)
-
-    losses = [float(single.train_step(next(single_batches))[0]) for _ in range(3)]
-    last_loss, mean_loss, tokens, examples, _, step = looped.train_loop(looped_batches, 3)
-    assert int(step) == 3 and int(single.global_step.numpy()) == 3
-    assert int(tokens) == 3 * 14 and int(examples) == 3 * 2    # padding 0 not counted
-    assert float(last_loss) == pytest.approx(losses[-1], rel=1e-5)
-    assert float(mean_loss) == pytest.approx(sum(losses) / 3, rel=1e-5)
-    assert losses[2] < losses[0]
-    for name, variable in single.variables.items():
-        np.testing.assert_allclose(looped.variables[name].numpy(), variable.numpy(),
-                                   rtol=1e-4, atol=1e-6, err_msg=name)

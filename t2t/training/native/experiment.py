@@ -47,20 +47,6 @@ def _write_train_summary(writer, step, values):
         tf.summary.experimental.write_raw_pb(summary.SerializeToString(), step=int(step))
 
 
-def steps_to_next_boundary(step, max_steps, every, most):
-    """Steps from `step` to the nearest multiple of any of `every` (None or 0: left out),
-    at most `most` and not past `max_steps`.
-
-        steps_to_next_boundary(130, 1000, [100, 250], most=1000)   # 70 (to step 200)
-        steps_to_next_boundary(990, 1000, [100], most=1000)        # 10
-    """
-    steps = min(max_steps - step, max(int(most or 1), 1))
-    for interval in every:
-        if interval:
-            steps = min(steps, interval - step % interval)
-    return max(steps, 1)
-
-
 class NativeExperiment:
     """The schedules of `T2TExperiment` (same method names) on the native backend.
 
@@ -156,21 +142,19 @@ class NativeExperiment:
             num_async_replicas=self._placement.num_async_replicas, use_xla=self._spec.use_xla)
         train_dataset = self._dataset(ModeKeys.TRAIN)
         replica_spec = train_dataset.element_spec
-        self._train_iterator = None
+        train_input_spec = None
         if training:
             if strategy.num_replicas_in_sync > 1:
                 # Every replica reads its own batches (T2T's shard_multiplier).
-                train_input = strategy.distribute_datasets_from_function(
+                self._train_input = strategy.distribute_datasets_from_function(
                     self._pipeline_dataset)
             else:
-                train_input = train_dataset
-            # One iterator for the run: each train() goes on where the last one stopped.
-            self._train_iterator = iter(train_input)
+                self._train_input = train_dataset
+            train_input_spec = self._train_input.element_spec
         # The eval step is traced at the first evaluation (never for --schedule=train),
         # except in an evaluation-only build, where evaluating is all there is to do.
-        functions.build(replica_spec, None,
-                        None if training else self._eval_dataset().element_spec,
-                        train_iterator=self._train_iterator)
+        functions.build(replica_spec, train_input_spec,
+                        None if training else self._eval_dataset().element_spec)
         functions.saver(max_to_keep=self._run_spec.keep_checkpoint_max,
                         keep_checkpoint_every_n_hours=self._run_spec.keep_checkpoint_every_n_hours)
         self._functions, self._built_for_training = functions, training
@@ -233,20 +217,13 @@ class NativeExperiment:
         last_save_time = last_summary_time = time.monotonic()
         last_summary_step = last_saved_step = step
         last_eval_time = None
-        boundaries = [log_every or 100, summary_steps, checkpoint_steps,
-                      stopper.every if stopper is not None else None]
+        iterator = iter(self._train_input)
         while step < max_steps:
-            # As many steps in one call as reach the next step something happens at (a log
-            # line, a summary, a checkpoint, an early-stopping check), so every one of them
-            # happens at the step it would step by step.
-            steps = steps_to_next_boundary(step, max_steps, boundaries,
-                                           self._run_spec.iterations_per_loop)
-            last_loss, mean_loss, tokens, examples, learning_rate, new_step = (
-                functions.train_loop(self._train_iterator, steps))
+            loss, tokens, examples, learning_rate, new_step = functions.train_step(
+                next(iterator))
             step = int(new_step)
-            loss = float(last_loss)
-            log.after_step(step, tokens=int(tokens), examples=int(examples),
-                           loss=float(mean_loss), steps=steps, last_loss=loss)
+            loss = float(loss)
+            log.after_step(step, tokens=int(tokens), examples=int(examples), loss=loss)
             if writer is not None and step // summary_steps > last_summary_step // summary_steps:
                 now = time.monotonic()
                 _write_train_summary(writer, step, {
@@ -304,7 +281,6 @@ class NativeExperiment:
                 self.stopped_early_at_step = step
             return stop
 
-        should_stop.every = every   # the train loop ends a call at each of these steps
         return should_stop
 
     # ------------------------------------------------------------------ evaluation

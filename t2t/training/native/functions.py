@@ -5,18 +5,9 @@
                     eval_dataset.element_spec)
     sorted(functions.variables)[:2]   # ["global_step", "transformer/body/decoder/..."]
     loss, tokens, examples, learning_rate, step = functions.train_step(next(train_iterator))
-    # or, as the trainer runs: up to the next log/summary/checkpoint step in one call
-    functions.build(replica_dataset.element_spec, train_iterator=train_iterator)
-    last_loss, mean_loss, tokens, examples, learning_rate, step = functions.train_loop(
-        train_iterator, steps=100)
     functions.save("/run/model.ckpt", step=100)      # /run/model.ckpt-100.{index,data-*}
     metrics = functions.evaluate(eval_dataset, steps=10)
     # {"loss": 1.02, "metrics-<problem>/targets/accuracy": 0.61, ...}
-
-`train_loop` runs several steps in one `tf.function` call (a `tf.while_loop` that reads
-its batches from the iterator), as Keras' `steps_per_execution` does: the per-call cost
-(passing every variable's handle in, the host round trip for the loss, the Python loop)
-is paid once per call, not once per step.
 
 Variables are created once, by tracing (`build`): the model's through a name -> variable
 store (`t2t.model.variable_store`), the global step through the same store, and the
@@ -102,7 +93,6 @@ class NativeModelFunctions:
         self.variables = {}            # every checkpointed variable, by Estimator's name
         self._metric_variables = []
         self._train_function = None
-        self._train_loop_function = None
         self._eval_function = None
         self._saver = None
 
@@ -149,29 +139,6 @@ class NativeModelFunctions:
                 self._strategy.reduce(mean, learning_rate, axis=None),
                 tf.convert_to_tensor(self.global_step))
 
-    def _train_loop(self, iterator, steps):
-        """`steps` train steps on batches from `iterator`, one after the other."""
-        zero = tf.constant(0, tf.int64)
-
-        def body(index, last_loss, loss_sum, tokens, examples, learning_rate):
-            # At the top name scope, not "while/": the optimizer's non-slot variables
-            # ("beta1_power", ...) take their names from it.
-            with tf.compat.v1.get_default_graph().name_scope(None):
-                loss, step_tokens, step_examples, learning_rate, _ = self._train_step(
-                    next(iterator))
-            return (index + 1, loss, loss_sum + loss, tokens + tf.cast(step_tokens, tf.int64),
-                    examples + tf.cast(step_examples, tf.int64), learning_rate)
-
-        # parallel_iterations=1: a step's variable reads follow the previous step's updates.
-        _, last_loss, loss_sum, tokens, examples, learning_rate = tf.while_loop(
-            lambda index, *_: index < steps, body,
-            (tf.constant(0), tf.constant(0.0), tf.constant(0.0), zero, zero,
-             tf.constant(0.0)),
-            parallel_iterations=1)
-        mean_loss = loss_sum / tf.cast(tf.maximum(steps, 1), tf.float32)
-        return (last_loss, mean_loss, tokens, examples, learning_rate,
-                tf.convert_to_tensor(self.global_step))
-
     def _eval_step(self, features):
         features = features_of(features)
 
@@ -197,16 +164,14 @@ class NativeModelFunctions:
         return loss, {name: tf.cast(update, tf.float32) for name, (_, update) in ops.items()}
 
     # ------------------------------------------------------------------ building
-    def build(self, replica_element_spec, train_input_spec=None, eval_element_spec=None,
-              train_iterator=None):
+    def build(self, replica_element_spec, train_input_spec=None, eval_element_spec=None):
         """Create every variable (model, global step, optimizer slots) by tracing.
 
         `replica_element_spec`: the element spec of one replica's batches (what the
         problem's input_fn gives); `train_input_spec`: the element spec of the
-        (distributed) training dataset, to trace `train_step`; `train_iterator`: an
-        iterator over that dataset, to trace `train_loop` (any iterator of the same
-        dataset runs it then); neither: build for evaluation only; `eval_element_spec`:
-        the eval dataset's, to trace the eval step now (None: at the first `evaluate`).
+        (distributed) training dataset, None to build for evaluation only;
+        `eval_element_spec`: the eval dataset's, to trace the eval step now (None: at the
+        first `evaluate`).
         """
         created = {}
 
@@ -229,12 +194,6 @@ class NativeModelFunctions:
                 self._train_function = tf.function(
                     self._train_step, autograph=False, input_signature=[train_input_spec])
                 self._train_function.get_concrete_function(train_input_spec)
-            if train_iterator is not None:
-                signature = [tf.type_spec_from_value(train_iterator),
-                             tf.TensorSpec([], tf.int32)]
-                self._train_loop_function = tf.function(
-                    self._train_loop, autograph=False, input_signature=signature)
-                self._train_loop_function.get_concrete_function(*signature)
             self.store.freeze()   # the optimizer's slots are in it too now
         self.variables = dict(created)
         logging.info("Built %d variables (%d trainable)", len(self.variables),
@@ -262,13 +221,6 @@ class NativeModelFunctions:
         # of tf.function's traces: outside it, a new trace would make new variables).
         with self._strategy.scope():
             return self._train_function(features)
-
-    def train_loop(self, iterator, steps):
-        """`steps` train steps in one call, batches read from `iterator` (built with
-        `build(..., train_iterator=...)`): (last step's loss, mean loss, tokens, examples,
-        learning rate, global step after them)."""
-        with self._strategy.scope():
-            return self._train_loop_function(iterator, tf.constant(steps, tf.int32))
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, dataset, steps=None):
