@@ -183,6 +183,21 @@ def early_stop_step(model_dir, train_steps):
     return values.get("step")
 
 
+def training_ended(model_dir, train_steps, evaluated_step):
+    """Whether an evaluator that has evaluated `evaluated_step` (None: nothing yet) is done:
+    the step reached `train_steps`, or the step where the run stopped early.
+
+    >>> training_ended("/no/such/dir", 100, 100), training_ended("/no/such/dir", 100, 40)
+    (True, False)
+    """
+    if evaluated_step is None:
+        return False
+    if evaluated_step >= train_steps:
+        return True
+    stop = early_stop_step(model_dir, train_steps)
+    return stop is not None and evaluated_step >= stop
+
+
 def next_checkpoint(model_dir, timeout_mins=240, stop_fn=None, poll_secs=1.0):
     """Yield each new checkpoint path of `model_dir`, waiting up to `timeout_mins` for one.
 

@@ -315,8 +315,7 @@ class T2TExperiment:
         evaluated, exports = None, []
 
         def training_ended():
-            stop = eval_events.early_stop_step(model_dir, self.train_steps)
-            return stop is not None and evaluated is not None and evaluated >= stop
+            return eval_events.training_ended(model_dir, self.train_steps, evaluated)
 
         for checkpoint_path in next_checkpoint(model_dir, self._eval_timeout_mins,
                                                stop_fn=training_ended):
@@ -329,7 +328,7 @@ class T2TExperiment:
                 checkpoint_path=checkpoint_path, name=eval_spec.name)
             self.last_eval_result = result
             evaluated = int(result["global_step"])
-            final = evaluated >= self.train_steps or training_ended()
+            final = training_ended()
             exports = [exporter.export(self._estimator,
                                        os.path.join(model_dir, "export", exporter.name),
                                        checkpoint_path, result, final)
@@ -368,8 +367,7 @@ class T2TExperiment:
         evaluated = None
 
         def training_ended():
-            stop = eval_events.early_stop_step(model_dir, self.train_steps)
-            return stop is not None and evaluated is not None and evaluated >= stop
+            return eval_events.training_ended(model_dir, self.train_steps, evaluated)
 
         for ckpt_path in next_checkpoint(model_dir, self._eval_timeout_mins,
                                          stop_fn=training_ended):
@@ -378,7 +376,7 @@ class T2TExperiment:
                 logging.info("Skipping evaluation at step 0")
                 continue
             evaluated = int(self.evaluate().get("global_step", step or 0))
-            if evaluated >= self.train_steps or training_ended():
+            if training_ended():
                 logging.info("Evaluated the final checkpoint (step %d); stopping", evaluated)
                 break
         return self.last_eval_result

@@ -376,8 +376,7 @@ class NativeExperiment:
         evaluated = None
 
         def training_ended():
-            stop = eval_events.early_stop_step(self._model_dir, self.train_steps)
-            return stop is not None and evaluated is not None and evaluated >= stop
+            return eval_events.training_ended(self._model_dir, self.train_steps, evaluated)
 
         for checkpoint_path in eval_events.next_checkpoint(self._model_dir,
                                                            self._spec.eval_timeout_mins,
@@ -394,7 +393,7 @@ class NativeExperiment:
                              os.path.basename(checkpoint_path), evaluated)
                 continue
             evaluated = self._evaluate_latest(split, name)["global_step"]
-            if evaluated >= self.train_steps or training_ended():
+            if training_ended():
                 logging.info("Evaluated the final checkpoint (step %d); stopping", evaluated)
                 break
         return self.last_eval_result
