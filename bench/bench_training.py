@@ -27,10 +27,13 @@ time, which say where a step goes (matmuls, softmax, layer norm, the optimizer, 
 
 Where TensorFlow has no tf.estimator (2.16+) the Estimator sides are left out.
 `native_over_t2t` is the native backend's throughput over the Estimator's from those
-rounds; `paired.native_over_estimator` is the fairer figure: the Estimator's training graph
-(its model_fn in a session) and the native train step run alternately, step by step, in
-one process, both fed padded batches of unknown shape as a real input pipeline gives them
-(rounds of a few seconds on a shared machine differ by more than the two backends do).
+rounds; the `paired` figures are the fairer ones: the Estimator's training graph (its
+model_fn in a bare session, and in a MonitoredTrainingSession with the hooks
+`estimator.train` runs) and the native train step take turns step by step in one process,
+all fed padded batches of unknown shape as a real input pipeline gives them (rounds of a
+few seconds on a shared machine differ by more than the backends do):
+`native_over_estimator` (bare graph) and `native_over_estimator_hooks` (what a user of the
+Estimator backend gets).
 
     python bench/bench_training.py [--batch 64] [--length 32] [--rounds 3] [--steps 20]
     # prints a table and writes bench/results/training.json (TF 2.15, both backends) or
@@ -229,17 +232,9 @@ def padded_input(batch):
     return dataset.map(lambda features: (features, features["targets"]))
 
 
-def run_paired(hparams_set, batch, args):
-    """Seconds of each step of the Estimator's training graph and of the native train step,
-    run alternately in one process ({"estimator": [...], "native": [...]}).
-
-    The Estimator side is its model_fn's graph in a session with the Estimator's session
-    config (no hooks or MonitoredSession around it, so if anything it is faster than
-    `estimator.train`). Alternating step by step puts both sides under the same machine
-    load at each moment: on a shared machine rounds of one side then the other differ by
-    more than the sides do.
-    """
-    model_dir = tempfile.mkdtemp(prefix="bench_paired_")
+def estimator_training_graph(hparams_set, batch, model_dir):
+    """The Estimator's training graph (its model_fn on padded batches): (graph, spec,
+    global step, estimator)."""
     config = trainer_lib.create_run_config(
         "transformer", model_dir=model_dir, save_checkpoints_steps=10 ** 9,
         keep_checkpoint_max=1, log_step_count_steps=10 ** 9)
@@ -251,10 +246,45 @@ def run_paired(hparams_set, batch, args):
             padded_input(batch)).get_next()
         spec = estimator.model_fn(features, labels, tf.estimator.ModeKeys.TRAIN,
                                   estimator.config)
+    return graph, spec, global_step, estimator
+
+
+def run_paired(hparams_set, batch, args):
+    """Seconds of each step of the Estimator's training graph (bare, and as
+    `estimator.train` runs it) and of the native train step, taking turns step by step in
+    one process ({"estimator": [...], "estimator_hooks": [...], "native": [...]}).
+
+    "estimator" is the model_fn's graph in a plain session with the Estimator's session
+    config: no hooks, so faster than `estimator.train`. "estimator_hooks" is the same graph
+    in a MonitoredTrainingSession with the hooks `estimator.train` runs under t2t-trainer
+    (t2t's step log, NanTensorHook, the loss logger, the step counter and summary saver
+    every 100 steps): what a user of the Estimator backend gets. The native side reads the
+    loss and counters back every step, as its trainer does. Taking turns puts every side
+    under the same machine load: on a shared machine rounds of one side then another
+    differ by more than the sides do.
+    """
+    graph, spec, global_step, estimator = estimator_training_graph(
+        hparams_set, batch, tempfile.mkdtemp(prefix="bench_paired_"))
+    with graph.as_default():
         initialize = tf.compat.v1.global_variables_initializer()
     session = tf.compat.v1.Session(graph=graph, config=estimator.config.session_config)
     session.run(initialize)
     fetches = [spec.train_op, spec.loss, global_step]
+
+    hooked_dir = tempfile.mkdtemp(prefix="bench_paired_hooks_")
+    hooked_graph, hooked_spec, hooked_step, _ = estimator_training_graph(
+        hparams_set, batch, hooked_dir)
+    with hooked_graph.as_default():
+        hooks = (trainer_lib.create_hooks(log_step_count_steps=100,
+                                          model_name="transformer")[0] +
+                 [tf.compat.v1.train.NanTensorHook(hooked_spec.loss),
+                  tf.compat.v1.train.LoggingTensorHook(
+                      {"loss": hooked_spec.loss, "step": hooked_step}, every_n_iter=100)] +
+                 list(hooked_spec.training_hooks))
+        hooked_session = tf.compat.v1.train.MonitoredTrainingSession(
+            checkpoint_dir=hooked_dir, hooks=hooks, save_checkpoint_secs=None,
+            save_checkpoint_steps=None, save_summaries_steps=100, log_step_count_steps=100,
+            config=estimator.config.session_config)
 
     dataset = padded_input(batch)
     functions = native_functions.NativeModelFunctions("transformer", t2t_hparams(hparams_set))
@@ -265,15 +295,18 @@ def run_paired(hparams_set, batch, args):
         loss, tokens, examples, _, step = functions.train_step(next(iterator))
         float(loss), int(tokens), int(examples), int(step)  # what the loop logs
 
-    sides = [("estimator", lambda: session.run(fetches)), ("native", native_step)]
+    sides = [("estimator", lambda: session.run(fetches)),
+             ("estimator_hooks", lambda: hooked_session.run(hooked_spec.train_op)),
+             ("native", native_step)]
     seconds = {name: [] for name, _ in sides}
     for index in range(args.warmup + args.paired_steps):
-        for name, step in (sides if index % 2 == 0 else sides[::-1]):
+        for name, step in sides[index % 3:] + sides[:index % 3]:
             start = time.perf_counter()
             step()
             if index >= args.warmup:
                 seconds[name].append(time.perf_counter() - start)
     session.close()
+    hooked_session.close()
     return seconds
 
 
@@ -432,10 +465,13 @@ def add_figures(result, args, peak):
                                    result["keras"]["steps_per_sec"])
     paired = result.get("paired_step_seconds")
     if paired:
-        estimator, native = (statistics.median(paired[side]) for side in ("estimator", "native"))
+        estimator, hooked, native = (statistics.median(paired[side]) for side in
+                                     ("estimator", "estimator_hooks", "native"))
         result["paired"] = {"estimator_median_step_seconds": estimator,
+                            "estimator_hooks_median_step_seconds": hooked,
                             "native_median_step_seconds": native,
                             "native_over_estimator": estimator / native,
+                            "native_over_estimator_hooks": hooked / native,
                             "steps_each": len(paired["native"])}
     if "t2t" in result:
         result["t2t_over_keras"] = (result["t2t"]["steps_per_sec"] /
@@ -492,12 +528,15 @@ def main():
                       result["t2t_params"], result["keras_params"], result["xla_on_over_off"]))
         if "paired" in result:
             paired = result["paired"]
-            print("%-18s paired steps (%d each, alternating, padded input): Estimator graph "
-                  "%.0f ms, native %.0f ms a step; native / Estimator throughput: %.3f" % (
+            print("%-18s paired steps (%d each, taking turns, padded input): Estimator "
+                  "graph %.0f ms, with estimator.train's hooks %.0f ms, native %.0f ms a "
+                  "step; native / Estimator throughput: %.3f bare, %.3f with hooks" % (
                       hparams_set, paired["steps_each"],
                       1000 * paired["estimator_median_step_seconds"],
+                      1000 * paired["estimator_hooks_median_step_seconds"],
                       1000 * paired["native_median_step_seconds"],
-                      paired["native_over_estimator"]))
+                      paired["native_over_estimator"],
+                      paired["native_over_estimator_hooks"]))
         print("%-18s native / keras throughput: %.2f" % (hparams_set,
                                                          result["native_over_keras"]))
         if not result["t2t_top_ops"]:
