@@ -21,6 +21,7 @@ import math
 import tensorflow as tf
 
 from t2t.layers import common_layers
+from t2t.layers import dropout as dropout_lib
 from t2t.layers.attention_config import (  # noqa: F401  (SUPPORTED_ATTENTION_TYPES: T2T's name)
     SUPPORTED_ATTENTION_TYPES, MultiheadAttentionConfig)
 from t2t.layers.shape_utils import cast_like, shape_list, to_float
@@ -267,7 +268,7 @@ def _finish_weights(weights, scope, logits, save_weights_to, dropout_rate,
     if save_weights_to is not None:
         save_weights_to[scope.name] = weights
         save_weights_to[scope.name + "/logits"] = logits
-    weights = common_layers.dropout_with_broadcast_dims(
+    weights = dropout_lib.dropout_with_broadcast_dims(
         weights, 1.0 - dropout_rate, broadcast_dims=dropout_broadcast_dims)
     if make_image_summary and common_layers.should_generate_summaries():
         attention_image_summary(weights, image_shapes)

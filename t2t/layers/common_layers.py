@@ -9,9 +9,10 @@ initializer takes the enclosing scope's (T2TModel sets `hparams.initializer` the
     h = dense(x, 32, activation=tf.nn.relu, name="ffn")   # [2, 5, 32], vars ffn/kernel, ffn/bias
     y = layer_norm(h)                                      # [2, 5, 32], zero mean per position
 
-Losses and token weights live in `t2t.layers.losses` and shape helpers in
-`t2t.layers.shape_utils`; both are re-exported here under T2T's names
-(`common_layers.padded_cross_entropy`, `common_layers.shape_list`, ...).
+Losses and token weights live in `t2t.layers.losses`, dropout in `t2t.layers.dropout` and
+shape helpers in `t2t.layers.shape_utils`; all are re-exported here under T2T's names
+(`common_layers.padded_cross_entropy`, `common_layers.dropout_with_broadcast_dims`,
+`common_layers.shape_list`, ...).
 """
 import contextlib
 import threading
@@ -19,6 +20,7 @@ import threading
 import numpy as np
 import tensorflow as tf
 
+from t2t.layers.dropout import dropout, dropout_no_scaling, dropout_with_broadcast_dims
 from t2t.layers.losses import (pad_to_same_length, pad_with_zeros, padded_cross_entropy,
     smoothing_cross_entropy, weights_all, weights_concatenated, weights_nonzero,
     weights_prepend_inputs_to_targets)
@@ -101,36 +103,6 @@ def mixed_precision_is_enabled(activation_dtype=None, weight_dtype=None, hparams
 def comma_separated_string_to_integer_list(s):
     """"1, 2" -> [1, 2]; "" -> []."""
     return [int(i) for i in s.split(",") if i.strip()]
-
-
-# --------------------------------------------------------------------------- dropout
-def dropout_with_broadcast_dims(x, keep_prob, broadcast_dims=None, **kwargs):
-    """Dropout whose mask is shared along `broadcast_dims` (saves memory, T2T style).
-
-        y = dropout_with_broadcast_dims(x, 0.9, broadcast_dims=[0, 1])
-        # x: [B, L, D]; one mask of shape [1, 1, D] is used for every batch row and position.
-
-    keep_prob 1.0 returns `x` unchanged (no random op in the graph).
-    """
-    if "noise_shape" in kwargs:
-        raise ValueError("dropout_with_broadcast_dims sets noise_shape itself; "
-                         "pass broadcast_dims instead")
-    if isinstance(keep_prob, (int, float)) and keep_prob >= 1.0:
-        return x
-    if broadcast_dims:
-        shape = tf.shape(x)
-        ndims = len(x.get_shape())
-        broadcast_dims = [dim + ndims if dim < 0 else dim for dim in broadcast_dims]
-        kwargs["noise_shape"] = [1 if i in broadcast_dims else shape[i] for i in range(ndims)]
-    return tf.nn.dropout(x, rate=1.0 - keep_prob, **kwargs)
-
-
-def dropout_no_scaling(x, keep_prob):
-    """Zero each element with probability 1 - keep_prob, without rescaling (works on ids)."""
-    if isinstance(keep_prob, (int, float)) and keep_prob >= 1.0:
-        return x
-    mask = tf.less(tf.random.uniform(tf.shape(x)), keep_prob)
-    return x * cast_like(mask, x)
 
 
 # --------------------------------------------------------------------------- dense and conv

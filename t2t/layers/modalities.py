@@ -26,6 +26,7 @@ import tensorflow as tf
 from t2t.core.errors import UserError
 from t2t.layers import common_attention
 from t2t.layers import common_layers
+from t2t.layers import dropout as dropout_lib
 from t2t.layers import losses
 from t2t.layers.modality_type import ModalityType  # noqa: F401  (re-exported, as in T2T)
 from t2t.layers import shape_utils
@@ -102,7 +103,7 @@ def _symbol_bottom_simple(x, model_hparams, vocab_size, name, reuse):
         while len(x.get_shape()) < 3:
             x = tf.expand_dims(x, axis=-1)
         var = get_weights(model_hparams, vocab_size)
-        x = common_layers.dropout_no_scaling(x, 1.0 - model_hparams.symbol_dropout)
+        x = dropout_lib.dropout_no_scaling(x, 1.0 - model_hparams.symbol_dropout)
         ret = common_layers.gather(var, x)
         if model_hparams.multiply_embedding_mode == "sqrt_depth":
             ret *= model_hparams.hidden_size ** 0.5

@@ -17,6 +17,7 @@ import tensorflow as tf
 from t2t.core import registry
 from t2t.layers import common_hparams
 from t2t.layers import common_layers
+from t2t.layers import dropout as dropout_lib
 from t2t.model import t2t_model
 
 
@@ -36,7 +37,7 @@ class BasicFcRelu(t2t_model.T2TModel):
         x = tf.reshape(tf.cast(x, tf.float32), [-1, flat_size])
         for i in range(hparams.num_hidden_layers):
             x = common_layers.dense(x, hparams.hidden_size, name="layer_%d" % i)
-            x = tf.nn.dropout(x, rate=hparams.dropout)
+            x = dropout_lib.dropout(x, rate=hparams.dropout)
             x = tf.nn.relu(x)
         return tf.expand_dims(tf.expand_dims(x, axis=1), axis=1)  # [B, 1, 1, hidden], as T2T.
 

@@ -28,6 +28,7 @@ from t2t.layers.attention_config import MultiheadAttentionConfig
 from t2t.layers import common_attention
 from t2t.layers import common_hparams
 from t2t.layers import common_layers
+from t2t.layers import dropout as dropout_lib
 from t2t.layers import shape_utils
 from t2t.model import t2t_model
 from t2t.models import transformer_fast_decode
@@ -373,7 +374,7 @@ def transformer_encode(encoder_function, inputs, target_space, hparams, attentio
     prepare_encoder_fn = prepare_encoder_fn or transformer_prepare_encoder
     encoder_input, self_attention_bias, encoder_decoder_attention_bias = prepare_encoder_fn(
         inputs, target_space, hparams, features=features)
-    encoder_input = tf.nn.dropout(encoder_input, rate=hparams.layer_prepostprocess_dropout)
+    encoder_input = dropout_lib.dropout(encoder_input, rate=hparams.layer_prepostprocess_dropout)
     attn_bias_for_padding = None
     if hparams.get("unidirectional_encoder"):
         # The causal self-attention bias says nothing about padding.
@@ -392,7 +393,7 @@ def transformer_decode(decoder_function, decoder_input, encoder_output,
                        attention_weights=None, cache=None, decode_loop_step=None,
                        nonpadding=None, losses=None, **kwargs):
     """Decoder input [B, L, d] -> decoder output [B, L, 1, d]."""
-    decoder_input = tf.nn.dropout(decoder_input, rate=hparams.layer_prepostprocess_dropout)
+    decoder_input = dropout_lib.dropout(decoder_input, rate=hparams.layer_prepostprocess_dropout)
     decoder_output = decoder_function(
         decoder_input, encoder_output, decoder_self_attention_bias,
         encoder_decoder_attention_bias, hparams, cache=cache,
@@ -509,7 +510,8 @@ class TransformerEncoder(t2t_model.T2TModel):
         # T2T passed no features here, so packed rows attended across examples.
         encoder_input, encoder_self_attention_bias, _ = transformer_prepare_encoder(
             inputs, features.get("target_space_id"), hparams, features=features)
-        encoder_input = tf.nn.dropout(encoder_input, rate=hparams.layer_prepostprocess_dropout)
+        encoder_input = dropout_lib.dropout(encoder_input,
+                                              rate=hparams.layer_prepostprocess_dropout)
         encoder_output = transformer_encoder(
             encoder_input, encoder_self_attention_bias, hparams,
             nonpadding=features_to_nonpadding(features, "inputs"))

@@ -31,6 +31,7 @@ from t2t.core.modes import ModeKeys
 from t2t.core import registry
 from t2t.layers import common_attention
 from t2t.layers import common_layers
+from t2t.layers import dropout as dropout_lib
 from t2t.layers import modalities
 from t2t.layers import shape_utils
 from t2t.model import t2t_model
@@ -56,7 +57,7 @@ def mlm_encode(embedded, type_ids, hparams):
     """
     encoder_input, self_attention_bias, _ = transformer.transformer_prepare_encoder(
         embedded, None, hparams, type_ids=type_ids, num_types=hparams.num_type_ids)
-    x = tf.nn.dropout(encoder_input, rate=hparams.layer_prepostprocess_dropout)
+    x = dropout_lib.dropout(encoder_input, rate=hparams.layer_prepostprocess_dropout)
     padding = common_attention.attention_bias_to_padding(self_attention_bias)
     nonpadding = 1.0 - padding
     encoder_outputs = []

@@ -35,6 +35,7 @@ from t2t.core.modes import ModeKeys
 from t2t.core import registry
 from t2t.layers import common_attention
 from t2t.layers import common_layers
+from t2t.layers import dropout as dropout_lib
 from t2t.layers import shape_utils
 from t2t.model import model_specs
 from t2t.model import t2t_model
@@ -92,7 +93,7 @@ class TransformerSpan(t2t_model.T2TModel):
         x = transformer._add_positions(x, hparams, None,  # pylint: disable=protected-access
                                        "inputs_positional_embedding")
         bias = common_attention.attention_bias_ignore_padding(1.0 - mask)
-        x = tf.nn.dropout(x, rate=hparams.layer_prepostprocess_dropout)
+        x = dropout_lib.dropout(x, rate=hparams.layer_prepostprocess_dropout)
         encoded = transformer.transformer_encoder(x, bias, hparams, nonpadding=mask)
         span = common_layers.dense(encoded, 2, name="span_logits")
         padding = (1.0 - mask) * _NEG
