@@ -33,7 +33,10 @@ model_fn in a bare session, and in a MonitoredTrainingSession with the hooks
 all fed padded batches of unknown shape as a real input pipeline gives them (rounds of a
 few seconds on a shared machine differ by more than the backends do):
 `native_over_estimator` (bare graph) and `native_over_estimator_hooks` (what a user of the
-Estimator backend gets).
+Estimator backend gets). A run of the matmul peak's chain takes its turn there too, and each
+side's `*_fraction_of_matmul_peak` sets every step against the chain of the same turn: the
+machine's matmul speed moves by half between measurements minutes apart, which the best-of
+peak above cannot follow.
 
     python bench/bench_training.py [--batch 64] [--length 32] [--rounds 3] [--steps 20]
     # prints a table and writes bench/results/training.json (TF 2.15, both backends) or
@@ -87,8 +90,13 @@ def forward_flops_per_step(hparams, batch, length):
     return encoder + decoder + logits
 
 
-def matmul_peak_flops(size=1024, iterations=20, repeats=5):
-    """Best float32 matmul FLOP/s of `size` x `size` products in a tf.function."""
+def matmul_chain_flops(size=1024, iterations=20):
+    return 2.0 * size ** 3 * iterations
+
+
+def matmul_chain(size=1024, iterations=20):
+    """(run, flops): `run()` does `iterations` float32 `size` x `size` matmuls in a
+    tf.function and waits for them; `flops` is their FLOP count."""
     a = tf.random.normal([size, size])
     b = tf.random.normal([size, size])
 
@@ -99,12 +107,17 @@ def matmul_peak_flops(size=1024, iterations=20, repeats=5):
         return x
 
     chain(a).numpy()
+    return (lambda: chain(a).numpy()), matmul_chain_flops(size, iterations)
+
+
+def matmul_peak_flops(size=1024, iterations=20, repeats=5):
+    """Best float32 matmul FLOP/s of `size` x `size` products in a tf.function."""
+    run, flops = matmul_chain(size, iterations)
     best = 0.0
     for _ in range(repeats):
         start = time.perf_counter()
-        chain(a).numpy()
-        seconds = time.perf_counter() - start
-        best = max(best, 2.0 * size ** 3 * iterations / seconds)
+        run()
+        best = max(best, flops / (time.perf_counter() - start))
     return best
 
 
@@ -261,7 +274,10 @@ def run_paired(hparams_set, batch, args):
     every 100 steps): what a user of the Estimator backend gets. The native side reads the
     loss and counters back every step, as its trainer does. Taking turns puts every side
     under the same machine load: on a shared machine rounds of one side then another
-    differ by more than the sides do.
+    differ by more than the sides do. "matmul_peak" takes its turn too: one run of the
+    peak's matmul chain, so each step's FLOP/s can be set against the matmul speed of the
+    same moment (this machine's matmul peak moved between 156 and 239 GFLOP/s in one
+    benchmark run).
     """
     graph, spec, global_step, estimator = estimator_training_graph(
         hparams_set, batch, tempfile.mkdtemp(prefix="bench_paired_"))
@@ -297,10 +313,10 @@ def run_paired(hparams_set, batch, args):
 
     sides = [("estimator", lambda: session.run(fetches)),
              ("estimator_hooks", lambda: hooked_session.run(hooked_spec.train_op)),
-             ("native", native_step)]
+             ("native", native_step), ("matmul_peak", matmul_chain()[0])]
     seconds = {name: [] for name, _ in sides}
     for index in range(args.warmup + args.paired_steps):
-        for name, step in sides[index % 3:] + sides[:index % 3]:
+        for name, step in sides[index % len(sides):] + sides[:index % len(sides)]:
             start = time.perf_counter()
             step()
             if index >= args.warmup:
@@ -473,6 +489,13 @@ def add_figures(result, args, peak):
                             "native_over_estimator": estimator / native,
                             "native_over_estimator_hooks": hooked / native,
                             "steps_each": len(paired["native"])}
+        if paired.get("matmul_peak"):
+            # Each step against the matmul chain run in the same turn; the median of those.
+            chain_flops = matmul_chain_flops()
+            for side in ("estimator", "estimator_hooks", "native"):
+                result["paired"]["%s_fraction_of_matmul_peak" % side] = statistics.median(
+                    (flops_per_step / step) / (chain_flops / chain)
+                    for step, chain in zip(paired[side], paired["matmul_peak"]))
     if "t2t" in result:
         result["t2t_over_keras"] = (result["t2t"]["steps_per_sec"] /
                                     result["keras"]["steps_per_sec"])
@@ -537,6 +560,13 @@ def main():
                       1000 * paired["native_median_step_seconds"],
                       paired["native_over_estimator"],
                       paired["native_over_estimator_hooks"]))
+            if "native_fraction_of_matmul_peak" in paired:
+                print("%-18s paired fraction of the matmul peak (each step against the "
+                      "matmul chain of its turn): Estimator %.1f%%, with hooks %.1f%%, "
+                      "native %.1f%%" % (
+                          hparams_set, 100 * paired["estimator_fraction_of_matmul_peak"],
+                          100 * paired["estimator_hooks_fraction_of_matmul_peak"],
+                          100 * paired["native_fraction_of_matmul_peak"]))
         print("%-18s native / keras throughput: %.2f" % (hparams_set,
                                                          result["native_over_keras"]))
         if not result["t2t_top_ops"]:
