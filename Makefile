@@ -7,7 +7,7 @@
 # otherwise the newest supported one found on PATH or in pyenv's versions. Each Python gets
 # its own venv, .venv-<major.minor>, so both stacks live side by side:
 #   Python 3.9-3.11 -> TensorFlow 2.15 (Estimator and native backends)
-#   Python 3.12+    -> TensorFlow 2.21 (native backend; see setup.py)
+#   Python 3.12+    -> TensorFlow 2.21 (native backend; see pyproject.toml)
 # .venv links to the venv of the default choice (what `.venv/bin/t2t-...` in README runs).
 #
 # PREFER_NEW_STACK=0 keeps the old default choice (3.11, 3.10, 3.9: TensorFlow 2.15).
@@ -46,7 +46,7 @@ $(VENV)/bin/python:
 	@echo "creating $(VENV) with $(PYBIN) (Python $(PYVER))"
 	$(PYBIN) -m venv $(VENV)
 
-$(STAMP): $(VENV)/bin/python setup.py
+$(STAMP): $(VENV)/bin/python pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
 	$(PY) -m pip check
