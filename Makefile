@@ -4,6 +4,9 @@
 # make bench : same setup, then the benchmarks in bench/ (figures printed and written to bench/results/).
 # make docs  : install the docs extra into the venv, then build the documentation site into
 #              site/ with `mkdocs build --strict` (a broken link or reference fails it).
+# make check-package : install the release extra, then scripts/check_package.sh: build the
+#              wheel and sdist, twine check, install the wheel into fresh 3.13 and 3.11 venvs
+#              and run a small datagen -> train -> decode with the installed programs.
 #
 # Which Python: PYTHON=<command, version or path> (e.g. PYTHON=python3.12, PYTHON=3.13);
 # otherwise the newest supported one found on PATH or in pyenv's versions. Each Python gets
@@ -36,7 +39,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 DEMO_DIR ?= /tmp/t2t_demo
 
-.PHONY: test demo bench setup docs clean which-python
+.PHONY: test demo bench setup docs check-package clean which-python
 setup: $(STAMP)
 
 which-python:
@@ -64,7 +67,7 @@ demo: $(STAMP)
 bench: $(STAMP)
 	@set -e; for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b; done
 
-# The docs extra goes on top of the setup's install (by the distribution's name:
+# The docs and release extras go on top of the setup's install (by the distribution's name:
 # pip adds only the extra's requirements to the installed t2t-toolkit).
 $(VENV)/.docs-stamp: $(STAMP)
 	$(PY) -m pip install -q 't2t-toolkit[docs]'
@@ -74,5 +77,12 @@ $(VENV)/.docs-stamp: $(STAMP)
 docs: $(VENV)/.docs-stamp
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
+$(VENV)/.release-stamp: $(STAMP)
+	$(PY) -m pip install -q 't2t-toolkit[release]'
+	@touch $@
+
+check-package: $(VENV)/.release-stamp
+	bash scripts/check_package.sh $(PY)
+
 clean:
-	rm -rf .venv .venv-3.* build site *.egg-info
+	rm -rf .venv .venv-3.* build dist site *.egg-info
