@@ -2,13 +2,18 @@
 # make demo  : same setup, then datagen -> train (transformer_tiny, 2,000 steps) -> evaluate ->
 #              greedy decode of the dev set on algorithmic_reverse_binary40_test (scripts/demo.sh).
 # make bench : same setup, then the benchmarks in bench/ (figures printed and written to bench/results/).
+# make docs  : install the docs extra into the venv, then build the documentation site into
+#              site/ with `mkdocs build --strict` (a broken link or reference fails it).
+# make check-package : install the release extra, then scripts/check_package.sh: build the
+#              wheel and sdist, twine check, install the wheel into fresh 3.13 and 3.11 venvs
+#              and run a small datagen -> train -> decode with the installed programs.
 #
 # Which Python: PYTHON=<command, version or path> (e.g. PYTHON=python3.12, PYTHON=3.13);
 # otherwise the newest supported one found on PATH or in pyenv's versions. Each Python gets
 # its own venv, .venv-<major.minor>, so both stacks live side by side:
 #   Python 3.9-3.11 -> TensorFlow 2.15 (Estimator and native backends)
-#   Python 3.12+    -> TensorFlow 2.21 (native backend; see setup.py)
-# .venv links to the venv of the default choice (what `.venv/bin/t2t-...` in README runs).
+#   Python 3.12+    -> TensorFlow 2.21 (native backend; see pyproject.toml)
+# .venv links to the venv of the default choice (what `. .venv/bin/activate` in README activates).
 #
 # PREFER_NEW_STACK=0 keeps the old default choice (3.11, 3.10, 3.9: TensorFlow 2.15).
 # TEST_WORKERS: pytest-xdist processes for `make test` (default: the CPU count, at most 4;
@@ -34,7 +39,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 DEMO_DIR ?= /tmp/t2t_demo
 
-.PHONY: test demo bench setup clean which-python
+.PHONY: test demo bench setup docs check-package clean which-python
 setup: $(STAMP)
 
 which-python:
@@ -46,7 +51,7 @@ $(VENV)/bin/python:
 	@echo "creating $(VENV) with $(PYBIN) (Python $(PYVER))"
 	$(PYBIN) -m venv $(VENV)
 
-$(STAMP): $(VENV)/bin/python setup.py
+$(STAMP): $(VENV)/bin/python pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
 	$(PY) -m pip check
@@ -62,5 +67,22 @@ demo: $(STAMP)
 bench: $(STAMP)
 	@set -e; for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b; done
 
+# The docs and release extras go on top of the setup's install (by the distribution's name:
+# pip adds only the extra's requirements to the installed t2t-toolkit).
+$(VENV)/.docs-stamp: $(STAMP)
+	$(PY) -m pip install -q 't2t-toolkit[docs]'
+	@touch $@
+
+# NO_MKDOCS_2_WARNING: Material's notice about its successor (see docs/index.md).
+docs: $(VENV)/.docs-stamp
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
+$(VENV)/.release-stamp: $(STAMP)
+	$(PY) -m pip install -q 't2t-toolkit[release]'
+	@touch $@
+
+check-package: $(VENV)/.release-stamp
+	bash scripts/check_package.sh $(PY)
+
 clean:
-	rm -rf .venv .venv-3.* build *.egg-info
+	rm -rf .venv .venv-3.* build dist site *.egg-info

@@ -289,7 +289,7 @@ def tf_version():
 
 def protobuf_implementation():
     """"upb" (compiled) or "python": pure-Python protobuf makes TF 1.x-style checkpoints and
-    graph writes several times slower, so a bench on it is no bench (see README)."""
+    graph writes several times slower, so a bench on it is no bench (see docs/install.md)."""
     from google.protobuf.internal import api_implementation
     return api_implementation.Type()
 

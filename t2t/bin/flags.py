@@ -23,7 +23,7 @@ _TRAINER_FLAGS = (
     ("string", "model", None, "Which model to use (a registered model name)."),
     ("string", "hparams_set", None, "Which hparams set to use (a registered name)."),
     ("string", "hparams_range", None, "Search hyperparameters in this registered "
-     "RangedHParams (e.g. transformer_base_range) on Optuna; needs t2t[tune] and "
+     "RangedHParams (e.g. transformer_base_range) on Optuna; needs t2t-toolkit[tune] and "
      "--autotune_objective. Each trial trains in <output_dir>/trial_<n>."),
     ("string", "hparams", "", "A comma-separated list of name=value hyperparameter "
      "overrides, e.g. 'batch_size=1024,learning_rate=0.2'. Arguments --hp_NAME VALUE are "

@@ -19,7 +19,7 @@ Runners (--pipeline_options, comma-separated Beam options): the DirectRunner by 
 --runner=FlinkRunner,--flink_master=host:8081 / --runner=SparkRunner / --runner=DataflowRunner,
 --project=...,--region=...,--temp_location=gs://... on a cluster (the workers need t2t and
 your task module installed). Flags are seqio's cache_tasks_main's, plus --t2t_usr_dir.
-Needs Apache Beam: pip install 't2t[beam]'.
+Needs Apache Beam: pip install 't2t-toolkit[beam]'.
 """
 import logging as std_logging
 
@@ -90,7 +90,7 @@ def main(argv):
     except ImportError as e:
         if "apache_beam" in str(e):
             raise errors.UserError("t2t-cache-tasks needs Apache Beam: "
-                                   "pip install 't2t[beam]'") from e
+                                   "pip install 't2t-toolkit[beam]'") from e
         raise
 
     def say(line):

@@ -25,7 +25,7 @@ Evaluation: `Evaluator` (each task of a mixture on its own; `metric_fns` with
 (`TensorBoardLogger`, `JSONLogger`, ...) and `metrics` (value classes, `Metric`,
 `LegacyMetric`, `PassthroughLegacyMetric`, ... in numpy). Not here yet: `experimental`, `helpers`,
 `PyGloveTunableMixture`. seqio's Beam cache writer (`seqio_cache_tasks`) is `t2t-cache-tasks`
-(`t2t.seqio.beam_utils`, `t2t.seqio.cache_tasks`; `pip install 't2t[beam]'`).
+(`t2t.seqio.beam_utils`, `t2t.seqio.cache_tasks`; `pip install 't2t-toolkit[beam]'`).
 """
 import importlib
 from typing import Any, Callable, Mapping, Union

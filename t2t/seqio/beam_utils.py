@@ -15,7 +15,7 @@ of workers or the runner (seqio's `Reshuffle` + liquid sharding places them at r
 
 Each worker finds the Task in its own registry (`modules_to_import`, `setup_fn`), so the
 transforms run unchanged on the DirectRunner's worker processes, Flink, Spark or Dataflow.
-Needs `apache-beam` (`pip install t2t[beam]`).
+Needs `apache-beam` (`pip install 't2t-toolkit[beam]'`).
 """
 import functools
 import hashlib

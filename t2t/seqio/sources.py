@@ -5,7 +5,7 @@
                         feature_description={"text": tf.io.FixedLenFeature([], tf.string)})
     FunctionDataSource(lambda split, shuffle_files: tf.data.Dataset.from_tensor_slices(...),
                        splits=["train"])
-    TfdsDataSource("my_dataset:1.0.0", splits={"validation": "train[:10%]"})   # t2t[tfds]
+    TfdsDataSource("my_dataset:1.0.0", splits={"validation": "train[:10%]"})   # t2t-toolkit[tfds]
 
 File sources list their shards with glob, shard by file when there are enough files
 (`ShardInfo`), shuffle the file order with the seed, and interleave the files.
@@ -163,7 +163,7 @@ class FunctionDataSource(DataSource):
 
 
 class TfdsDataSource(DataSource):
-    """A TensorFlow Datasets dataset (`pip install 't2t[tfds]'`), loaded lazily.
+    """A TensorFlow Datasets dataset (`pip install 't2t-toolkit[tfds]'`), loaded lazily.
 
     `splits`: None (all of the dataset's), a list of names, a dict {split: TFDS split or
     slice such as "train[:90%]"}, or a dict {split: TfdsSplit} (then no `tfds_name`).

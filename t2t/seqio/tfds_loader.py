@@ -1,6 +1,6 @@
 """Lazy, memoized access to TensorFlow Datasets (`TfdsSplit`, `LazyTfdsLoader`).
 
-TFDS is an optional extra (`pip install t2t[tfds]`); it is imported on first use, so
+TFDS is an optional extra (`pip install 't2t-toolkit[tfds]'`); it is imported on first use, so
 `from t2t import seqio` works without it:
 
     loader = LazyTfdsLoader("my_dataset:1.0.0", data_dir="/data/tfds",
@@ -24,8 +24,8 @@ def import_tfds():
     try:
         import tensorflow_datasets as tfds  # pylint: disable=import-outside-toplevel
     except ImportError as e:
-        raise ImportError("TfdsDataSource needs TensorFlow Datasets: pip install 't2t[tfds]' "
-                          "(tensorflow-datasets==4.9.4, tensorflow-metadata==1.14.0)") from e
+        raise ImportError("TfdsDataSource needs TensorFlow Datasets: pip install "
+                          "'t2t-toolkit[tfds]'") from e
     return tfds
 
 

@@ -91,7 +91,7 @@ def import_optuna():
         import optuna
     except ImportError:
         raise errors.UserError("--hparams_range needs Optuna; install t2t's tune extra: "
-                               "pip install 't2t[tune]'") from None
+                               "pip install 't2t-toolkit[tune]'") from None
     return optuna
 
 

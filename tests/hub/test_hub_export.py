@@ -1,6 +1,6 @@
 """Pretrain -> export -> load and fine-tune: the TF Hub walk-through, end to end.
 
-One module fixture runs the README's commands on a small corpus: datagen for
+One module fixture runs docs/tfhub.md's commands on a small corpus: datagen for
 masked_lm_tmpdir, t2t-trainer (then resumed), t2t-exporter --export_as_tfhub, and
 hub_finetune.py, which uses the export as TF Hub's text API page shows in a fresh Python
 process where importing t2t is blocked. The tests check what each step left behind.

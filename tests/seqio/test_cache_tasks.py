@@ -377,20 +377,20 @@ def test_seqio_itself_reads_the_cache(two_worker_cache, tmp_path):
     assert result["equal"] and result["n"] == 75 and result["stats"]["examples"] == 75
 
 
-README = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir,
-                      "README.md")
+SEQIO_PAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir,
+                          "docs", "seqio.md")
 
 
 @pytest.mark.parametrize("runner", ["FlinkRunner", "SparkRunner", "DataflowRunner"])
-def test_readme_cluster_options_reach_the_beam_pipeline(runner, usr_dir, tmp_path,
-                                                        monkeypatch):
-    """The README's t2t-cache-tasks command for each cluster runner: its --pipeline_options
+def test_documented_cluster_options_reach_the_beam_pipeline(runner, usr_dir, tmp_path,
+                                                            monkeypatch):
+    """docs/seqio.md's t2t-cache-tasks command for each cluster runner: its --pipeline_options
     are the PipelineOptions the Beam pipeline is built with (no cluster is contacted)."""
     import re
 
     import apache_beam
     from t2t.bin import t2t_cache_tasks
-    with open(README) as f:
+    with open(SEQIO_PAGE) as f:
         documented = re.findall(r"t2t-cache-tasks [^\n]*\\\n\s*--pipeline_options=(\S+)",
                                 f.read())
     value, = [v for v in documented if v.startswith("--runner=%s," % runner)]

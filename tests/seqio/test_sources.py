@@ -1,4 +1,4 @@
-"""DataSources: text lines, tf.train.Example files, functions, and TFDS (t2t[tfds]) on a
+"""DataSources: text lines, tf.train.Example files, functions, and TFDS (t2t-toolkit[tfds]) on a
 small dataset built here."""
 import functools
 

@@ -63,7 +63,7 @@ def test_converter_choice_and_errors(copy_task):
 
 
 def test_unknown_task_from_python_says_what_to_import_once():
-    # The README's "Evaluate a checkpoint in Python" without its task module imported: one
+    # docs/seqio.md's "Evaluate a checkpoint in Python" without its task module imported: one
     # hint that fits Python and the programs, not a flag name and the same advice twice.
     with pytest.raises(errors.UserError) as caught:
         task_problem.get_provider("copy_words")

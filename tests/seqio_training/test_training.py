@@ -91,7 +91,7 @@ def test_mixture_training_writes_rising_task_metrics(mixture, tmp_path):
     assert len(table.splitlines()) == 2 + 3
     assert "eval/sequence_accuracy" in event_values(os.path.join(log_dir, "reverse_bits"))
 
-    # The README's evaluation of a checkpoint: the same predictions as during training,
+    # docs/seqio.md's evaluation of a checkpoint: the same predictions as during training,
     # and log-likelihood scores (negative) of each target.
     def length_score(targets, scores):
         return {"mean_log_likelihood": sum(scores) / len(scores)}

@@ -1,24 +1,24 @@
-"""The README's SeqIO example runs as written (the code block is read from README.md)."""
+"""The SeqIO page's examples run as written (the code blocks are read from docs/seqio.md)."""
 import contextlib
 import importlib.util
 import io
 import os
 import re
 
-README = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+PAGE = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "seqio.md")
 
 
-def readme_seqio_code():
-    text = open(README, encoding="utf-8").read()
-    section = text[text.index("## SeqIO tasks and mixtures"):]
+def first_task_code():
+    text = open(PAGE, encoding="utf-8").read()
+    section = text[text.index("## A first Task and Mixture"):]
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
 
-def test_readme_seqio_example_runs(tmp_path):
+def test_first_task_and_mixture_example_runs(tmp_path):
     namespace = {"workdir": str(tmp_path)}
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(readme_seqio_code(), "README.md", "exec"), namespace)  # pylint: disable=exec-used
+        exec(compile(first_task_code(), "docs/seqio.md", "exec"), namespace)  # pylint: disable=exec-used
     batch = namespace["batch"]
     shapes = {name: tuple(t.shape) for name, t in batch.items()}
     assert shapes == {"encoder_input_tokens": (4, 64), "decoder_target_tokens": (4, 32),
@@ -28,8 +28,8 @@ def test_readme_seqio_example_runs(tmp_path):
     assert batch["encoder_segment_ids"].numpy().max() >= 2  # packed
     printed = out.getvalue().splitlines()
     assert printed[0] == str(shapes)
-    # The output shown in the README is the output.
-    code = readme_seqio_code()
+    # The output shown on the page is the output.
+    code = first_task_code()
     shown = code[code.index("# {'encoder"):code.index("}", code.index("# {'encoder")) + 1]
     assert " ".join(line.lstrip("# ").strip() for line in shown.splitlines()) == printed[0]
     first = printed[1]
@@ -46,23 +46,23 @@ def test_readme_seqio_example_runs(tmp_path):
     assert seen == {"qa", "binary"}
 
 
-def readme_walkthrough_blocks():
+def walkthrough_blocks():
     """The walk-through's task module and its metric_objs variant, as code blocks."""
-    text = open(README, encoding="utf-8").read()
-    section = text[text.index("### Walk-through: define a task"):]
+    text = open(PAGE, encoding="utf-8").read()
+    section = text[text.index("## Walk-through: define a task"):]
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
     return blocks[0], blocks[1]
 
 
-def test_readme_metric_objs_task_evaluates(tmp_path):
-    module, metric_objs = readme_walkthrough_blocks()
+def test_walkthrough_metric_objs_task_evaluates(tmp_path):
+    module, metric_objs = walkthrough_blocks()
     assert "metric_objs=[Matches.empty()" in metric_objs
     for split, name in (("train", "train.tsv"), ("validation", "dev.tsv")):
         (tmp_path / name).write_text("ab\tab\ncd\tcd\nef\tef\ngh\tgh\n")
-    # As the README says: a module the programs import (AutoGraph reads its source).
-    (tmp_path / "readme_tasks.py").write_text(
+    # As the page says: a module the programs import (AutoGraph reads its source).
+    (tmp_path / "docs_tasks.py").write_text(
         module.replace("/data/copy", str(tmp_path)) + metric_objs)
-    spec = importlib.util.spec_from_file_location("readme_tasks", tmp_path / "readme_tasks.py")
+    spec = importlib.util.spec_from_file_location("docs_tasks", tmp_path / "docs_tasks.py")
     spec.loader.exec_module(importlib.util.module_from_spec(spec))
     from t2t import seqio
     evaluator = seqio.Evaluator("copy_words_objs", seqio.EncDecFeatureConverter(pack=False),
