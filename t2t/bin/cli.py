@@ -93,49 +93,60 @@ def _make_flags_parser(program_name):
 HELP_ARGS = ("-h", "-?", "-help", "--help", "--helpshort", "--helpfull")
 
 
-def _flag_usage(flag):
+def _flag_usage(flag, help_override=None):
     name = ("--[no]%s" % flag.name) if flag.boolean else "--%s" % flag.name
     default = flag.default_as_str
-    text = (flag.help or "").strip()
+    text = (help_override or flag.help or "").strip()
     if default and default != "''" and default != "None":
         text += " (default: %s)" % default
     return "  %s\n%s" % (name, textwrap.fill(text, width=96, initial_indent="      ",
                                              subsequent_indent="      "))
 
 
-def help_text(program_name, doc, show_all=False):
+def help_text(program_name, doc, show_all=False, flag_names=None):
     """The program's description (its module docstring) and its own flags, sorted.
 
     Flags other modules define (absl's logging verbosity, TensorFlow's TPU switches) are
-    listed only with `show_all` (--helpfull).
+    listed only with `show_all` (--helpfull). With `flag_names` (a program that defines
+    the trainer's flags but reads only some, as t2t-decoder and t2t-exporter) only those
+    are listed, unless `show_all`; a dict gives a flag the program's own help text
+    ({"output_dir": "The training folder ...", "model": None}: None keeps the shared one).
     """
+    overrides = flag_names if isinstance(flag_names, dict) else {}
     own = {}
     for module, module_flags in flags.FLAGS.flags_by_module_dict().items():
         # `python -m t2t.bin.x` registers the program's flags under its file name.
         mine = module.startswith("t2t.") or os.path.basename(module).startswith("t2t")
         if show_all or mine:
             for flag in module_flags:
-                own[flag.name] = flag
+                if show_all or flag_names is None or flag.name in flag_names:
+                    own[flag.name] = flag
     lines = [textwrap.dedent(doc or program_name).strip(), "", "Flags of %s:" % program_name]
-    lines += [_flag_usage(own[name]) for name in sorted(own)]
-    if not show_all:
+    lines += [_flag_usage(own[name], overrides.get(name)) for name in sorted(own)]
+    if not show_all and flag_names is not None:
+        lines += [""] + textwrap.wrap(
+            "--helpfull also lists the flags %s accepts so that one command line serves "
+            "several programs, but ignores (the trainer's), and those of absl and "
+            "TensorFlow." % program_name, width=96)
+    elif not show_all:
         lines += ["", "--helpfull also lists the flags of absl (--verbosity, --logtostderr, "
                   "...) and TensorFlow."]
     return "\n".join(lines) + "\n"
 
 
-def _maybe_print_help(argv, program_name, doc):
+def _maybe_print_help(argv, program_name, doc, flag_names=None):
     """`--help` (and -h, --helpshort, --helpfull): print the help text and exit 0."""
     for arg in argv[1:]:
         if arg == "--":
             return
         if arg in HELP_ARGS:
-            sys.stdout.write(help_text(program_name, doc, show_all=arg == "--helpfull"))
+            sys.stdout.write(help_text(program_name, doc, show_all=arg == "--helpfull",
+                                       flag_names=flag_names))
             sys.stdout.flush()
             sys.exit(0)
 
 
-def run_main(main_fn, program_name, argv=None, doc=None):
+def run_main(main_fn, program_name, argv=None, doc=None, help_flags=None):
     """Parse flags and run `main_fn(argv)` as an absl app, mapping errors to exit codes.
 
     Args:
@@ -143,12 +154,14 @@ def run_main(main_fn, program_name, argv=None, doc=None):
       program_name: shown at the start of error lines ("t2t-datagen").
       argv: the command line (default `sys.argv`), parsed into absl's `flags.FLAGS`.
       doc: the program's description for `--help` (its module docstring).
+      help_flags: the names of the flags `--help` lists (default: every flag t2t defines);
+        `--helpfull` lists all.
 
     Exit codes: what `main_fn` returns (None → 0, also for `--help`); 2 for a user error; 1
     with a traceback for any other exception; 130 on KeyboardInterrupt.
     """
     argv = list(sys.argv if argv is None else argv)
-    _maybe_print_help(argv, program_name, doc)
+    _maybe_print_help(argv, program_name, doc, help_flags)
 
     def guarded_main(args):
         try:

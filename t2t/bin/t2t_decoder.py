@@ -42,10 +42,11 @@ cli.quiet_tensorflow_logs()
 import tensorflow as tf  # noqa: E402  (after the TF log setting)
 
 from t2t.bin import flags as t2t_flags  # noqa: E402
-from t2t.core import backend_choice, errors, registry  # noqa: E402
+from t2t.core import backend_choice, errors, hparam, registry  # noqa: E402
 from t2t.core import random_seed, usr_dir
 from t2t.data import shard_check  # noqa: E402
 from t2t.decoding import decoding  # noqa: E402  (after the TF log setting)
+from t2t.decoding import input_checks
 from t2t.decoding import predictor  # noqa: E402
 from t2t.decoding import scoring
 from t2t.model import model_hparams
@@ -82,6 +83,35 @@ def define_decoder_flags():
 
 
 define_decoder_flags()
+
+# What `--help` lists: the flags t2t-decoder reads (the trainer's others are accepted, so
+# one command line can serve t2t-trainer and t2t-decoder, and shown by --helpfull), with
+# the decoder's own words where the trainer's help says what training does with them.
+RUN_FLAGS_HELP = {
+    "problem": None, "model": None, "hparams_set": None,
+    "hparams": "Overrides (name=value,...) of the hparams the run was trained with (its "
+               "hparams.json in --output_dir is read first).",
+    "data_dir": "The problem's data folder (its vocabulary; the dev set to decode).",
+    "output_dir": "The training folder (t2t-trainer --output_dir): its latest checkpoint, "
+                  "hparams.json and flags.txt.",
+    "checkpoint_path": None, "t2t_usr_dir": None, "registry_help": None, "random_seed": None,
+    "show_tf_deprecations": None, "decode_hparams": None,
+}
+DECODER_FLAGS = dict(RUN_FLAGS_HELP, **{name: None for name in (
+    "decode_from_file", "decode_to_file", "decode_reference", "decode_interactive",
+    "score_file", "decode_shards", "worker_id", "decode_in_memory", "keep_timestamp",
+    "disable_grappler_optimizations",
+    # A SeqIO Task or Mixture.
+    "mixture_or_task_name", "module_import", "task_feature_lengths", "task_eval_split",
+    "use_cached_tasks")})
+DECODER_FLAGS.update(
+    backend="estimator: decode through tf.estimator (TensorFlow 2.15 only); native: restore "
+            "the checkpoint into a session without it; auto: estimator where tf.estimator "
+            "exists. Both decode identically.",
+    eval_use_test_set="Decode the test split instead of dev.",
+    use_tpu="t2t-decoder does not decode on TPUs: it stops with an error when this is set.",
+    decoder_only="With --mixture_or_task_name: the model is decoder-only (also read from "
+                 "the training folder's flags.txt).")
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -147,24 +177,30 @@ def parse_decode_hparams(overrides):
     """decoding.decode_hparams(overrides); a bad name or value is a one-line UserError.
 
         parse_decode_hparams("beam_sze=4")
-        # UserError: --decode_hparams='beam_sze=4': unknown hparam 'beam_sze'; did you mean
-        # beam_size, batch_size?
+        # UserError: --decode_hparams='beam_sze=4': unknown decode hyperparameter beam_sze;
+        # did you mean beam_size?
     """
     try:
         return decoding.decode_hparams(overrides)
+    except hparam.UnknownHParamNameError as error:
+        raise errors.UserError("--decode_hparams=%r: %s" % (
+            overrides, error.user_message("decode hyperparameter"))) from None
     except ValueError as error:
         raise errors.UserError("--decode_hparams=%r: %s" % (overrides, error)) from None
 
 
-def check_input_files():
-    """The files the flags name exist (before any model is built)."""
+def check_input_files(delimiter="\n"):
+    """The files the flags name exist and are UTF-8 text (before any model is built)."""
     for name in ("decode_from_file", "score_file"):
         value = getattr(FLAGS, name)
-        if value and FLAGS.decode_shards <= 1 and not tf.io.gfile.exists(
-                os.path.expanduser(value)):
+        if not value or FLAGS.decode_shards > 1:
+            continue
+        path = os.path.expanduser(value)
+        if not tf.io.gfile.exists(path):
             raise errors.UserError("--%s %s does not exist; give a text file with one %s per "
                                    "line" % (name, value, "input" if name == "decode_from_file"
                                              else "'input<TAB>target' pair"))
+        input_checks.read_text_lines(path, delimiter if name == "decode_from_file" else "\n")
     if FLAGS.decode_to_file:
         cli.check_writable_dir("--decode_to_file",
                                os.path.dirname(os.path.abspath(os.path.expanduser(
@@ -255,7 +291,7 @@ def main(argv):
     if FLAGS.use_tpu:
         raise errors.UserError("t2t-decoder does not decode on TPUs; drop --use_tpu")
     decode_hp = create_decode_hparams()
-    check_input_files()
+    check_input_files(decode_hp.delimiter)
     registry.model(FLAGS.model)
     registry.problem(FLAGS.problem)
     registry.hparams(FLAGS.hparams_set)
@@ -301,7 +337,7 @@ def main_task():
     if FLAGS.score_file and not FLAGS.decode_to_file:
         raise errors.UserError("to score a file, give --decode_to_file for the results")
     decode_hp = create_decode_hparams()
-    check_input_files()
+    check_input_files(decode_hp.delimiter)
     registry.model(FLAGS.model)
     registry.hparams(FLAGS.hparams_set)
     usr_dir.import_user_modules(FLAGS.module_import)
@@ -343,8 +379,7 @@ def main_task():
         return 0
     decode_to_file = os.path.expanduser(FLAGS.decode_to_file) if FLAGS.decode_to_file else None
     if FLAGS.decode_from_file:
-        with tf.io.gfile.GFile(os.path.expanduser(FLAGS.decode_from_file)) as f:
-            lines = [line.rstrip("\n") for line in f]
+        lines = input_checks.read_text_lines(os.path.expanduser(FLAGS.decode_from_file))
         outputs = inference.decode_lines(estimator, problem, FLAGS.mixture_or_task_name, lines,
                                          decode_to_file, checkpoint_path, batch_size,
                                          source=FLAGS.decode_from_file)
@@ -370,7 +405,7 @@ def main_task():
 
 def console_main():
     """Entry point of the `t2t-decoder` console script."""
-    cli.run_main(main, "t2t-decoder", doc=__doc__)
+    cli.run_main(main, "t2t-decoder", doc=__doc__, help_flags=DECODER_FLAGS)
 
 
 if __name__ == "__main__":

@@ -15,14 +15,15 @@ as TF Hub SavedModels instead: <export_dir>/preprocessor, /encoder and /embeddin
 defaulting to <output_dir>/export/hub (see `t2t.hub.export`; --default_seq_length, 128, is
 the preprocessor's packed length):
 
-    t2t-exporter --problem=masked_lm_tmpdir --model=transformer_encoder_mlm \
-        --hparams_set=transformer_encoder_mlm_tiny --data_dir=~/mlm_data \
+    t2t-exporter --problem=masked_lm_tmpdir --model=transformer_encoder_mlm \\
+        --hparams_set=transformer_encoder_mlm_tiny --data_dir=~/mlm_data \\
         --output_dir=~/mlm --export_as_tfhub
 
 Flags are T2T 1.15.7's: --export_dir (default <checkpoint folder>/export),
 --checkpoint_path (default: the latest in --output_dir), --as_text (default True, as in
 T2T) and the trainer's --problem, --model, --hparams_set, --hparams, --data_dir,
---output_dir, --t2t_usr_dir, plus --decode_hparams.
+--output_dir, --t2t_usr_dir, plus --decode_hparams. `--help` lists those; the trainer's
+other flags are accepted (one command line can serve several programs) and ignored.
 """
 import os
 
@@ -49,6 +50,13 @@ flags.DEFINE_integer("default_seq_length", 128, "With --export_as_tfhub: the len
                      "preprocessor packs strings to.")
 flags.DEFINE_bool("as_text", True, "Write saved_model.pbtxt (text) instead of "
                   "saved_model.pb.")
+
+
+# What `--help` lists: the flags t2t-exporter reads.
+EXPORTER_FLAGS = dict(t2t_decoder.RUN_FLAGS_HELP, data_dir="The problem's data folder (its "
+                      "vocabulary, which the SavedModel encodes strings with).",
+                      export_dir=None, as_text=None, export_as_tfhub=None,
+                      default_seq_length=None)
 
 
 def main(argv):
@@ -82,7 +90,7 @@ def main(argv):
 
 def console_main():
     """Entry point of the `t2t-exporter` console script."""
-    cli.run_main(main, "t2t-exporter", doc=__doc__)
+    cli.run_main(main, "t2t-exporter", doc=__doc__, help_flags=EXPORTER_FLAGS)
 
 
 if __name__ == "__main__":

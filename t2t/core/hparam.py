@@ -160,6 +160,37 @@ def _unknown_tail(name, names):
         len(names), ", ".join(sorted(names)[:5]))
 
 
+class UnknownHParamNameError(ValueError):
+    """`parse` of a name the hparams do not have. Its message keeps T2T's words ("Unknown
+    hyperparameter type for x", which code matches on); `user_message` is the line for a
+    person, who would read "type" as a wrong value:
+
+        try:
+            HParams(learning_rate=0.1).parse("learning_rat=0.2")
+        except UnknownHParamNameError as error:
+            error.name, error.closest   # "learning_rat", ["learning_rate"]
+            error.user_message()        # "unknown hyperparameter learning_rat; did you
+                                        #  mean learning_rate?"
+    """
+
+    def __init__(self, name, known_names):
+        self.name = name
+        self.closest = closest_names(name, known_names)
+        self.num_known = len(known_names)
+        self.some_known = sorted(known_names)[:5]
+        super().__init__("Unknown hyperparameter type for %s%s" % (
+            name, _unknown_tail(name, known_names)))
+
+    def user_message(self, what="hyperparameter"):
+        """"unknown <what> <name>; did you mean a, b?" (or some names when none is close)."""
+        if self.closest:
+            hint = "did you mean %s?" % ", ".join(self.closest)
+        else:
+            hint = "no name is close (%d names, e.g. %s)" % (self.num_known,
+                                                            ", ".join(self.some_known))
+        return "unknown %s %s; %s" % (what, self.name, hint)
+
+
 def parse_values(values, type_map, ignore_unknown=False):
     """Parse "name=value,..." into {name: value}, typed by `type_map` (name -> type).
 
@@ -187,8 +218,7 @@ def parse_values(values, type_map, ignore_unknown=False):
         if name not in type_map:
             if ignore_unknown:
                 continue
-            raise ValueError("Unknown hyperparameter type for %s%s" %
-                             (name, _unknown_tail(name, type_map)))
+            raise UnknownHParamNameError(name, type_map)
         var_type = type_map[name]
         parse = _parse_fn(var_type)
         if m_dict["val"] is not None:

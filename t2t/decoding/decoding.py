@@ -35,6 +35,7 @@ from t2t.core import registry
 from t2t.core.hparam import HParams
 from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
+from t2t.decoding import input_checks
 from t2t.decoding.input_checks import _input_vocab_size, check_inputs, encode_input
 from t2t.encoders import text_encoder
 from t2t.model import model_hparams
@@ -115,12 +116,17 @@ def decode_hparams(overrides=""):
 
 # ---------------------------------------------------------------------------- helpers
 def _save_until_eos(ids, skip=False):
-    """Ids (any shape, flattened) up to, not including, the first EOS: [5, 6, 1, 0] -> [5, 6]."""
+    """Ids (any shape, flattened) up to, not including, the first EOS or PAD:
+    [5, 6, 1, 0] -> [5, 6]; a beam [4, 5, 0, 5] -> [4, 5].
+
+    A PAD ends a decode too (T2T cut at EOS only): targets never hold one before EOS, so a
+    beam that emits it (small vocabularies, lower beams) or is padded without EOS has ended.
+    """
     ids = np.asarray(ids).flatten()
     if skip:
         return ids
-    eos = np.flatnonzero(ids == text_encoder.EOS_ID)
-    return ids[:eos[0]] if eos.size else ids
+    ends = np.flatnonzero((ids == text_encoder.EOS_ID) | (ids == text_encoder.PAD_ID))
+    return ids[:ends[0]] if ends.size else ids
 
 
 def _problem_name(problem):
@@ -401,9 +407,9 @@ def decode_dev_sample(estimator, hparams, decode_hp, num_examples=5, checkpoint_
 
 # ---------------------------------------------------------------------------- file
 def _read_records(filename, delimiter="\n"):
-    """The stripped records of a file, in order; the delimiter ending the last is dropped."""
-    with tf.io.gfile.GFile(filename) as f:
-        records = f.read().split(delimiter)
+    """The stripped records of a file, in order; the delimiter ending the last is dropped.
+    Text that is not UTF-8 is a UserError naming its line (`input_checks.read_text_lines`)."""
+    records = input_checks.read_text(filename).split(delimiter)
     inputs = [record.strip() for record in records]
     if inputs and not inputs[-1]:
         inputs.pop()  # The delimiter ending the last record.
@@ -427,8 +433,7 @@ def _get_sorted_inputs(filename, delimiter="\n"):
 def _get_language_modeling_inputs(filename, delimiter="\n", repeat=1,
                                   append_space_to_final_punctionation=True):
     """Prompts for a model without inputs, in file order (repeated `repeat` times)."""
-    with tf.io.gfile.GFile(filename) as f:
-        inputs = f.read().split(delimiter)
+    inputs = input_checks.read_text(filename).split(delimiter)
     if not inputs[-1]:
         inputs.pop()
     inputs *= repeat
@@ -444,12 +449,18 @@ def _decode_batch_input_fn(num_decode_batches, sorted_inputs, vocabulary, batch_
     Each input is encoded, cut to max_input_size - 1 ids when max_input_size > 0, and
     ends with EOS (or the task id), except prompts of models without inputs.
     """
+    sorted_ids = [vocabulary.encode(inputs) for inputs in sorted_inputs]
+    sorted_ids, _ = input_checks.cut_long_inputs(sorted_ids, max_input_size)
+    return _batches_of_ids(num_decode_batches, sorted_ids, batch_size, task_id, has_input)
+
+
+def _batches_of_ids(num_decode_batches, sorted_ids, batch_size, task_id=-1, has_input=True):
+    """Yield {"inputs": int32 [batch, length]}: the id lists, each with EOS (or the task id)
+    appended except prompts of models without inputs, 0-padded."""
     for b in range(num_decode_batches):
         batch_inputs = []
-        for inputs in sorted_inputs[b * batch_size:(b + 1) * batch_size]:
-            input_ids = vocabulary.encode(inputs)
-            if max_input_size > 0:
-                input_ids = input_ids[:max_input_size - 1]  # Room for EOS.
+        for ids in sorted_ids[b * batch_size:(b + 1) * batch_size]:
+            input_ids = list(ids)
             if has_input or task_id > -1:
                 input_ids.append(text_encoder.EOS_ID if task_id < 0 else task_id)
             batch_inputs.append(input_ids)
@@ -541,12 +552,13 @@ def decode_from_file(estimator, filename, hparams, decode_hp, decode_to_file=Non
         raise errors.UserError("%s has no lines to decode" % filename)
     num_sentences = len(sorted_inputs)
     num_decode_batches = (num_sentences - 1) // decode_hp.batch_size + 1
+    # Inputs longer than the model was trained on: a warning with their count and the cut.
+    sorted_ids, _ = input_checks.limit_input_lengths(
+        [inputs_vocab.encode(text) for text in sorted_inputs], hparams, decode_hp, filename)
 
     def input_fn():
-        batches = _decode_batch_input_fn(
-            num_decode_batches, sorted_inputs, inputs_vocab, decode_hp.batch_size,
-            decode_hp.max_input_size, task_id=decode_hp.multiproblem_task_id,
-            has_input=has_input)
+        batches = _batches_of_ids(num_decode_batches, sorted_ids, decode_hp.batch_size,
+                                  task_id=decode_hp.multiproblem_task_id, has_input=has_input)
         dataset = make_input_fn_from_generator(batches)()
         return dataset.map(lambda batch: _decode_input_tensor_to_features_dict(
             batch, hparams, decode_hp))
@@ -623,6 +635,15 @@ def typed_lines(read_line=input):
         yield number, line
 
 
+def _typed_bytes(line):
+    """The bytes a terminal sent for `line` (stdin decodes bytes that are not UTF-8 to lone
+    surrogates, "\\udce9" for 0xe9)."""
+    try:
+        return line.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # A surrogate that stands for no byte.
+        return line.encode("utf-8", "surrogatepass")
+
+
 def _interactive_input_fn(hparams, decode_hp, read_line=input, say=print,
                           report=report_to_stderr):
     """Yield {"inputs": int32 [num_samples, L, 1, 1], "decode_length": int32} per line read.
@@ -640,6 +661,13 @@ def _interactive_input_fn(hparams, decode_hp, read_line=input, say=print,
     say(_INTERACTIVE_HELP % (num_samples, decode_length, decode_hp.extra_length,
                              "source_string" if has_input else "target_prefix"))
     for number, line in typed_lines(read_line):
+        try:
+            # A terminal's stdin hands on bytes that are not UTF-8 as lone surrogates.
+            line = input_checks.text_of(_typed_bytes(line), "line %d" % number,
+                                        fix="type UTF-8 text")
+        except errors.UserError as error:
+            report("error: %s (q quits)" % error)
+            continue
         if line[:3] in ("ns=", "dl="):
             try:
                 value = int(line[3:])
@@ -661,6 +689,9 @@ def _interactive_input_fn(hparams, decode_hp, read_line=input, say=print,
         except ValueError as error:
             report("error: line %d %r: %s; type another line (q quits)" % (number, line, error))
             continue
+        # A line longer than the model was trained on: the warning (or max_input_size's cut).
+        (input_ids,), _ = input_checks.limit_input_lengths([input_ids], hparams, decode_hp,
+                                                           "line %d" % number)
         if has_input:
             input_ids.append(text_encoder.EOS_ID)
         ids = np.array(input_ids, dtype=np.int32).reshape([1, -1, 1, 1])

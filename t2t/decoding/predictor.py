@@ -25,6 +25,7 @@ from t2t.core import errors
 from t2t.core import registry
 from t2t.core.modes import ModeKeys
 from t2t.model import model_hparams
+from t2t.model import model_predict
 
 _v1 = tf.compat.v1
 
@@ -35,7 +36,7 @@ def model_predictions(model_name, hparams, features, decode_hparams=None):
     model_cls = registry.model(model_name)
     model = model_cls(model_hparams.copy_hparams(hparams), ModeKeys.PREDICT,
                       decode_hparams=decode_hparams)
-    predictions, _ = model.predict_outputs(dict(features))
+    predictions, _ = model_predict.build_predictions(model, dict(features))
     return predictions
 
 

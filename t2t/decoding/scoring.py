@@ -11,14 +11,15 @@ from t2t.core import errors
 from t2t.core import registry
 from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
+from t2t.decoding import input_checks
 from t2t.encoders import text_encoder
 from t2t.model import model_hparams
 
 
 def read_score_pairs(filename, has_inputs):
-    """[(inputs or None, targets)] from "input<TAB>target" (or "target") lines."""
-    with tf.io.gfile.GFile(filename) as f:
-        lines = f.read().splitlines()
+    """[(inputs or None, targets)] from "input<TAB>target" (or "target") lines; UserError
+    for a line that is not UTF-8 or has the wrong number of tabs."""
+    lines = [line.rstrip("\r") for line in input_checks.read_text_lines(filename)]
     pairs = []
     for number, line in enumerate(lines, 1):
         fields = line.split("\t")

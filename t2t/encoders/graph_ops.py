@@ -18,6 +18,7 @@ from t2t.encoders import text_encoder
 from t2t.encoders import tokenizer
 
 EOS_ID = text_encoder.EOS_ID
+PAD_ID = text_encoder.PAD_ID
 _UNDEFINED_CODE_POINT = 0x3013  # What T2T decodes an impossible "\<n>;" escape to.
 _MAX_CODE_POINT = 0x10FFFF
 
@@ -263,9 +264,10 @@ def encode_strings(strings, vocabulary, append_eos=True, max_input_size=-1):
 
 # ---------------------------------------------------------------------------- decoding
 def _cut_at_eos(ids):
-    """Ids [N, L] -> ragged [N, (n)]: each row up to, not including, its first EOS."""
-    is_eos = tf.cast(tf.equal(ids, EOS_ID), tf.int32)
-    lengths = tf.reduce_sum(tf.cast(tf.equal(tf.cumsum(is_eos, axis=1), 0), tf.int32), axis=1)
+    """Ids [N, L] -> ragged [N, (n)]: each row up to, not including, its first EOS or PAD
+    (as t2t-decoder cuts a decode)."""
+    is_end = tf.cast(tf.logical_or(tf.equal(ids, EOS_ID), tf.equal(ids, PAD_ID)), tf.int32)
+    lengths = tf.reduce_sum(tf.cast(tf.equal(tf.cumsum(is_end, axis=1), 0), tf.int32), axis=1)
     return tf.RaggedTensor.from_tensor(ids, lengths=lengths)
 
 
@@ -358,7 +360,8 @@ def _decode_rows(ids, vocabulary):
 
 
 def decode_ids(ids, vocabulary):
-    """Ids [..., L] -> strings [...]: `vocabulary.decode` of each row up to its first EOS.
+    """Ids [..., L] -> strings [...]: `vocabulary.decode` of each row up to its first EOS
+    or PAD.
 
     Class labels ([..., 1] ids) decode to their label without cutting at EOS.
     """

@@ -12,6 +12,7 @@ the Estimator-free predictor (`t2t.decoding.predictor`) and the SavedModel expor
 """
 import tensorflow as tf
 
+from t2t.layers import common_layers
 from t2t.layers import shape_utils
 
 
@@ -67,3 +68,10 @@ def predict_outputs(model, features, use_tpu=False):
         # Rejoins examples in order with Cloud ML Engine batch prediction.
         export_out["batch_prediction_key"] = predictions["batch_prediction_key"]
     return predictions, {tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY: export_out}
+
+
+def build_predictions(model, features, use_tpu=False):
+    """`model.predict_outputs(features)` built forward only (`common_layers.forward_only`):
+    no custom gradients, which a SavedModel of the decode could not save."""
+    with common_layers.forward_only():
+        return model.predict_outputs(features, use_tpu=use_tpu)

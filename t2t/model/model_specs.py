@@ -166,7 +166,7 @@ def estimator_spec_predict(model, features, use_tpu=False):
     Predictions hold "outputs", "scores", "inputs", "targets" (from "infer_targets") and
     every other batched feature (scalars are tiled to the batch).
     """
-    predictions, exports = model.predict_outputs(features, use_tpu=use_tpu)
+    predictions, exports = model_predict.build_predictions(model, features, use_tpu=use_tpu)
     export_outputs = {name: tf.estimator.export.PredictOutput(outputs)
                       for name, outputs in exports.items()}
     if use_tpu:

@@ -30,8 +30,8 @@ predictions of different lengths per example (a list of id lists).
 import concurrent.futures
 import inspect
 import time
-from typing import (Any, Callable, Mapping, MutableMapping, Optional, Sequence, Set, Tuple,
-                    Type)
+from typing import (Any, Mapping, MutableMapping, Optional, Protocol, Sequence, Set, Tuple,
+                    Type, Union)
 
 import numpy as np
 import tensorflow as tf
@@ -47,15 +47,61 @@ ModelOutputType = metrics_lib.ModelOutputType
 EncDecFeatureConverter = feature_converters.EncDecFeatureConverter
 FeatureConverter = feature_converters.FeatureConverter
 
+# seqio 0.0.20's public types, with its meanings.
 AllOutputTokensType = Mapping[str, Sequence[Sequence[int]]]
-AllOutputScoresType = Any
+AllOutputScoresType = Any  # Mapping[str, Sequence[float]]
 AllOutputAuxValuesType = Mapping[str, Mapping[str, Sequence[Any]]]
 TaskMetricsType = MutableMapping[str, Any]
 AllMetricsType = MutableMapping[str, TaskMetricsType]
-MetricsAndOutputsType = Tuple[Any, Any]
-PredictFnCallable = Callable[..., Any]
-ScoreFnCallable = Callable[..., Any]
-ModelFnCallable = Callable[..., Any]
+
+
+class AllMetricsFuture(Protocol):
+    """What `evaluate` returns first: a future whose `result()` is {task: {metric: value}}."""
+
+    def result(self) -> AllMetricsType:
+        ...
+
+
+MetricsAndOutputsType = Tuple[AllMetricsFuture, Any]  # (metrics, outputs)
+
+_BatchId = int
+_Tokens = Sequence[int]
+_AuxValues = Mapping[str, Sequence[Any]]
+_IndicesAndPredictions = Sequence[Tuple[_BatchId, _Tokens]]
+_IndicesAndPredictionsWithAuxValues = Tuple[_IndicesAndPredictions, _AuxValues]
+_IndicesAndScores = Sequence[Tuple[_BatchId, float]]
+_IndicesAndScoresWithIntermediates = Tuple[_IndicesAndScores, Mapping[str, Any]]
+# What a predict_fn returns: [(example index, token ids)], optionally with
+# {aux name: [value per example]} (predict_with_aux_fn).
+PredictFnReturnType = Union[_IndicesAndPredictions, _IndicesAndPredictionsWithAuxValues]
+# What a score_fn returns: [(example index, score)], optionally with intermediates.
+ScoreFnReturnType = Union[_IndicesAndScores, _IndicesAndScoresWithIntermediates]
+ModelFnReturnType = Union[_IndicesAndPredictions, _IndicesAndPredictionsWithAuxValues,
+                          _IndicesAndScores, _IndicesAndScoresWithIntermediates]
+
+
+class PredictFnCallable(Protocol):
+    """predict_fn(enumerated model dataset, model_feature_shapes) -> PredictFnReturnType."""
+
+    def __call__(self, dataset: tf.data.Dataset,
+                 model_feature_shapes: Optional[Mapping[str, int]]) -> PredictFnReturnType:
+        ...
+
+
+class ScoreFnCallable(Protocol):
+    """score_fn(enumerated model dataset, model_feature_shapes) -> ScoreFnReturnType."""
+
+    def __call__(self, dataset: tf.data.Dataset,
+                 model_feature_shapes: Optional[Mapping[str, int]]) -> ScoreFnReturnType:
+        ...
+
+
+class ModelFnCallable(Protocol):
+    """A model function of any `ModelOutputType` (`evaluate(model_fns={type: fn})`)."""
+
+    def __call__(self, dataset: tf.data.Dataset,
+                 model_feature_shapes: Optional[Mapping[str, int]]) -> ModelFnReturnType:
+        ...
 
 
 def get_valid_eval_tasks(tasks: Sequence[Task], split: str) -> Sequence[Task]:
@@ -124,16 +170,28 @@ def _sorted_outputs(result):
     return [output for _, output in sorted(pairs, key=lambda pair: int(pair[0]))]
 
 
-def _call_model_fn(model_fn, dataset, model_feature_shapes):
-    """seqio's model functions take (dataset) or (dataset, model_feature_shapes)."""
+def _call_model_fn(model_fn, dataset, feature_shapes_fn):
+    """model_fn(dataset), as seqio calls it, or (dataset, model_feature_shapes) when the
+    function names a second parameter (a `*args` function gets seqio's one argument)."""
     try:
         params = inspect.signature(model_fn).parameters
     except (TypeError, ValueError):
         params = {}
-    if len(params) >= 2 or any(p.kind == inspect.Parameter.VAR_POSITIONAL
-                               for p in params.values()):
-        return model_fn(dataset, model_feature_shapes)
+    positional = [p for p in params.values() if p.kind in (
+        inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    if len(positional) >= 2:
+        return model_fn(dataset, feature_shapes_fn())
     return model_fn(dataset)
+
+
+def _feature_shapes(dataset):
+    """{model feature: shape} of a (possibly enumerated) dataset of feature dicts."""
+    spec = dataset.element_spec
+    if isinstance(spec, tuple) and len(spec) == 2:
+        spec = spec[1]  # (index, features)
+    if not isinstance(spec, Mapping):
+        return {}
+    return {k: tuple(v.shape) for k, v in spec.items() if v.shape.rank}
 
 
 _MODEL_FN_ARGS = {ModelOutputType.PREDICTION: "predict_fn", ModelOutputType.SCORE: "score_fn",
@@ -219,9 +277,7 @@ class Evaluator:
             model_ds = feature_converter(self._cached_task_datasets[task.name],
                                          sequence_length)
             self._cached_model_datasets[task.name] = model_ds.enumerate()
-            self._model_feature_shapes = {k: tuple(spec.shape)
-                                          for k, spec in model_ds.element_spec.items()
-                                          if spec.shape.rank > 0}
+            self._model_feature_shapes = _feature_shapes(model_ds)
             self._cached_targets[task.name] = self._postprocessed_targets(task)
 
     def _postprocessed_targets(self, task):
@@ -278,7 +334,7 @@ class Evaluator:
                             output_type, "model_fns={%s: fn}" % output_type)))
                 all_output[task.name][output_type] = _sorted_outputs(_call_model_fn(
                     model_fns[output_type], self._cached_model_datasets[task.name],
-                    self._model_feature_shapes))
+                    lambda: self.model_feature_shapes))
 
         future = concurrent.futures.Future()
         if not compute_metrics:
@@ -323,8 +379,8 @@ class Evaluator:
             if isinstance(metric, metrics_lib.CollectingMetric):
                 value, targets_and_inferences = metric.actual_compute(
                     examples, task.output_features, self._target_field_name,
-                    self._cached_targets[task.name])
-                self._cached_targets[task.name] = targets_and_inferences["targets"]
+                    self.cached_targets.get(task.name))
+                self.cached_targets[task.name] = targets_and_inferences["targets"]
             else:
                 value = metric.compute()
                 targets_and_inferences = getattr(metric, "targets_and_inferences", None)
@@ -358,11 +414,22 @@ class Evaluator:
 
     @property
     def cached_targets(self) -> Mapping[str, Sequence[Any]]:
+        # An `__init__` of a subclass or a test may leave it out: the targets are then
+        # post-processed on the first evaluation (`CollectingMetric.actual_compute`).
+        if getattr(self, "_cached_targets", None) is None:
+            self._cached_targets = {}
         return self._cached_targets
 
     @property
     def model_feature_shapes(self) -> Mapping[str, Tuple[int, ...]]:
-        return self._model_feature_shapes
+        """{model feature: shape} of the model datasets (of the cached ones when an
+        `__init__` of a subclass or a test did not measure them)."""
+        shapes = getattr(self, "_model_feature_shapes", None)
+        if shapes is None:
+            shapes = {}
+            for dataset in getattr(self, "_cached_model_datasets", {}).values():
+                shapes = _feature_shapes(dataset)
+        return shapes
 
     @property
     def loggers(self) -> Tuple[loggers_lib.Logger, ...]:

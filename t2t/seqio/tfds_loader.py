@@ -44,6 +44,14 @@ def _validate_tfds_name(name: Optional[str]) -> None:
         raise ValueError(f"TFDS name must contain a version number, got: {name}")
 
 
+class UnknownSplitError(KeyError, ValueError):
+    """A split the loader's split_map does not name: a KeyError as in seqio (and a
+    ValueError, as t2t raised before), whose message lists the splits."""
+
+    def __str__(self):
+        return self.args[0] if self.args else ""
+
+
 @dataclasses.dataclass(frozen=True)
 class TfdsSplit:
     """A split (or slice such as 'train[:1%]') of one TFDS dataset."""
@@ -173,12 +181,12 @@ class LazyTfdsLoader:
         return self.builder.info
 
     def _map_split(self, split: str) -> Optional[str]:
+        if self._split_map and split not in self._split_map:
+            raise UnknownSplitError("TFDS dataset %s has no split %r; splits: %s" %
+                                    (self.name, split, sorted(self._split_map)))
         if self._is_custom_split_map:
             return self._split_map[split].split
         if self._split_map:
-            if split not in self._split_map:
-                raise ValueError("TFDS dataset %s has no split %r; splits: %s" %
-                                 (self.name, split, sorted(self._split_map)))
             return self._split_map[split]
         return split
 

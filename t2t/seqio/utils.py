@@ -21,6 +21,7 @@ from typing import Any, Dict, Iterable, Mapping, Optional, Union
 
 import numpy as np
 import tensorflow as tf
+import tensorflow.compat.v2 as _tf_v2
 from absl import logging
 
 import t2t.seqio.packing as packing
@@ -473,13 +474,16 @@ def list_files(file_patterns: Union[str, Iterable[str]]) -> list:
 
 
 _GLOB_CACHE: Dict[str, list] = {}
+# Globs go through tensorflow.compat.v2, as in seqio, whose modules import it as `tf`: in
+# TF 2 its io.gfile is a module object of its own, and code (seqio's tests among it) that
+# patches tensorflow.compat.v2.io.gfile.glob must reach list_files.
 
 
 def _list_files_for_glob(file_pattern: str) -> list:
     """Sorted matches, remembered once found (an empty result is not remembered, so files
     written later in the same process are seen)."""
     if file_pattern not in _GLOB_CACHE:
-        files = sorted(set(tf.io.gfile.glob(file_pattern)))
+        files = sorted(set(_tf_v2.io.gfile.glob(file_pattern)))
         if not files:
             return files
         _GLOB_CACHE[file_pattern] = files

@@ -162,6 +162,9 @@ def create_hparams(hparams_set, hparams_overrides_str="", data_dir=None, problem
         before = hparams.values()
         try:
             hparams.parse(hparams_overrides_str)
+        except hparam.UnknownHParamNameError as error:
+            raise errors.UserError("--hparams=%r: %s (hparams set %s)" % (
+                hparams_overrides_str, error.user_message(), hparams_set)) from None
         except ValueError as error:
             raise errors.UserError("--hparams=%r: %s" % (hparams_overrides_str, error)) from None
         differences = hparams_differences(before, hparams.values()) if restored else []

@@ -1,6 +1,7 @@
 """t2t-decoder: the console script on a trained model, its modes, and its user errors."""
 import io
 import os
+import re
 import subprocess
 import sys
 
@@ -8,7 +9,7 @@ import pytest
 from absl import flags
 from absl.testing import flagsaver
 
-from t2t.bin import t2t_decoder
+from t2t.bin import t2t_decoder, t2t_exporter
 from t2t.core import backend_choice
 from t2t.core import errors, registry
 
@@ -160,3 +161,28 @@ def test_estimator_backend_without_tf_estimator_is_a_user_error(model, parsed_fl
     FLAGS.backend = "estimator"
     with pytest.raises(errors.UserError, match="--backend=estimator needs tf.estimator"):
         t2t_decoder.main(["t2t-decoder"])
+
+
+@pytest.mark.parametrize("program,module,own_flags", [
+    ("t2t-decoder", t2t_decoder, t2t_decoder.DECODER_FLAGS),
+    ("t2t-exporter", t2t_exporter, t2t_exporter.EXPORTER_FLAGS)])
+def test_help_lists_the_flags_the_program_reads(program, module, own_flags, monkeypatch,
+                                                capsys):
+    # Both define the trainer's flags (one command line serves several programs); --help
+    # lists only the program's own (tests/serving/test_export.py checks that they are the
+    # ones its runs read), --helpfull all of them.
+    monkeypatch.setattr(sys, "argv", [program, "--help"])
+    with pytest.raises(SystemExit) as exited:
+        module.console_main()
+    assert exited.value.code == 0
+    text = capsys.readouterr().out
+    listed = re.findall(r"^  --(?:\[no\])?(\w+)$", text, re.M)
+    assert sorted(listed) == sorted(own_flags)
+    assert "train_steps" not in listed and not [n for n in listed if n.startswith("autotune")]
+    assert "The training folder (t2t-trainer --output_dir)" in text
+    # The usage examples keep their line breaks (a lost "\\" joined two lines).
+    assert not re.search(r"\S {4,}--", text), text
+    monkeypatch.setattr(sys, "argv", [program, "--helpfull"])
+    with pytest.raises(SystemExit):
+        module.console_main()
+    assert "--train_steps" in capsys.readouterr().out

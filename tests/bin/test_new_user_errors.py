@@ -77,6 +77,7 @@ def setup(tmp_path_factory):
     (inputs / "oov.txt").write_text("0 1\n1 1 0\n0 1 5\n")
     (inputs / "nan.txt").write_text("0 1\n1 x 0\n")
     (inputs / "good.txt").write_text("0 1 1\n1 0\n")
+    (inputs / "latin1.txt").write_bytes("0 1\n1 \xe9 0\n".encode("latin-1"))
     a_file = root / "a_file"
     a_file.write_text("")
     return {"root": root, "data_dir": data_dir, "run_dir": run_dir, "first": first,
@@ -101,8 +102,8 @@ def cases(setup):
     return {
         "decode_hparams_name": (
             "t2t-decoder", decoder_args(setup, "--decode_hparams=beam_sze=4"), None,
-            "--decode_hparams='beam_sze=4': Unknown hyperparameter type for beam_sze; "
-            "closest names: beam_size"),
+            "--decode_hparams='beam_sze=4': unknown decode hyperparameter beam_sze; did you "
+            "mean beam_size"),
         "decode_hparams_value": (
             "t2t-decoder", decoder_args(setup, "--decode_hparams=beam_size=abc"), None,
             "Could not parse hparam 'beam_size' of type 'int' with value 'abc'"),
@@ -131,7 +132,21 @@ def cases(setup):
             "%s has " % shard(damaged["mid"], "dev")),
         "unknown_hparam_far_from_all": (
             "t2t-trainer", trainer_args(setup, setup["data_dir"], "far", "--hparams=zqxw=1"),
-            None, "Unknown hyperparameter type for zqxw; no hparam has a similar name ("),
+            None, "--hparams='zqxw=1': unknown hyperparameter zqxw; no name is close ("),
+        "unknown_hparam": (
+            "t2t-decoder", decoder_args(setup, "--hparams=hiden_size=16"), None,
+            "--hparams='hiden_size=16': unknown hyperparameter hiden_size; did you mean "
+            "hidden_size"),
+        "decode_file_not_utf8": (
+            "t2t-decoder", decoder_args(setup, "--decode_from_file=%s" % (inputs / "latin1.txt"),
+                                        "--decode_to_file=%s" % (inputs / "latin1.out")), None,
+            "%s line 2: not UTF-8 (byte 0xe9 at column 3); convert it to UTF-8, e.g. iconv -f "
+            "latin1 -t utf-8 %s > %s" % (inputs / "latin1.txt", inputs / "latin1.txt",
+                                         inputs / "latin1.utf8.txt")),
+        "score_file_not_utf8": (
+            "t2t-decoder", decoder_args(setup, "--score_file=%s" % (inputs / "latin1.txt"),
+                                        "--decode_to_file=%s" % (inputs / "latin1.out")), None,
+            "%s line 2: not UTF-8 (byte 0xe9 at column 3)" % (inputs / "latin1.txt")),
         "datagen_data_dir_under_file": (
             "t2t-datagen", ["--problem=" + PROBLEM, "--data_dir=%s/d" % a_file], None,
             "--data_dir=%s/d cannot be created: %s is a file, not a folder" % (a_file, a_file)),
@@ -172,7 +187,8 @@ def assert_one_line_error(result, program, expected):
 @pytest.mark.parametrize("case", [
     "decode_hparams_name", "decode_hparams_value", "missing_input_file", "token_outside_vocab",
     "token_not_a_number", "other_model", "other_hparams_set", "decode_dev_truncated",
-    "unknown_hparam_far_from_all", "datagen_data_dir_under_file", "datagen_tmp_dir_under_file",
+    "unknown_hparam_far_from_all", "unknown_hparam", "decode_file_not_utf8",
+    "score_file_not_utf8", "datagen_data_dir_under_file", "datagen_tmp_dir_under_file",
     "train_shard_short_on_a_record_boundary", "eval_shard_damaged_bytes"])
 def test_one_line_error(results, case):
     result, expected, program = results[case]
@@ -184,7 +200,7 @@ def test_one_line_error(results, case):
 def test_flag_checks_come_before_any_tensorflow_output(results):
     # The whole of stderr is the one error line: nothing was built before the check.
     for case in ("decode_hparams_name", "missing_input_file", "other_model",
-                 "datagen_data_dir_under_file"):
+                 "decode_file_not_utf8", "score_file_not_utf8", "datagen_data_dir_under_file"):
         (_, _, stderr), _, _ = results[case]
         assert len(stderr.strip().splitlines()) == 1, (case, stderr)
 

@@ -2,6 +2,7 @@
 import pytest
 from hypothesis import given, strategies as st
 
+from t2t.core import hparam
 from t2t.core.hparam import HParams
 from t2t.layers import common_hparams
 
@@ -41,6 +42,23 @@ def test_unknown_name_suggests_closest():
     hp = HParams(learning_rate=0.1)
     with pytest.raises(ValueError, match="closest names: learning_rate"):
         hp.parse("learning_rat=0.2")
+
+
+def test_unknown_name_reads_as_unknown_for_a_person():
+    # T2T's words stay in the message (code matches on them); the programs print
+    # user_message, which does not read as a wrong type.
+    hp = HParams(learning_rate=0.1, learning_rate_warmup_steps=100, hidden_size=8)
+    with pytest.raises(hparam.UnknownHParamNameError) as caught:
+        hp.parse("learning_rat=0.2")
+    assert str(caught.value).startswith("Unknown hyperparameter type for learning_rat")
+    assert caught.value.user_message() == (
+        "unknown hyperparameter learning_rat; did you mean learning_rate, "
+        "learning_rate_warmup_steps?")
+    with pytest.raises(hparam.UnknownHParamNameError) as caught:
+        hp.parse("zqxw=1")
+    assert caught.value.user_message("decode hyperparameter") == (
+        "unknown decode hyperparameter zqxw; no name is close (3 names, e.g. hidden_size, "
+        "learning_rate, learning_rate_warmup_steps)")
 
 
 def test_set_hparam_type_checked_int_to_float_ok():

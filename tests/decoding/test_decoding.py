@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from t2t.core import errors
+from t2t.core import errors, registry
 from t2t.decoding import decoding
 from t2t.decoding import scoring
 from t2t.encoders import text_encoder
+from t2t.model import model_hparams
 
 from decoding_testing import (DEV_SIZE, HPARAMS_SET, MODEL, PROBLEM, assert_decodes_in_input_order,
                               dev_pairs, make_estimator, make_hparams, trained_model)
@@ -92,14 +93,22 @@ def test_log_decode_results_cuts_at_eos():
                                        identity_output=True) == ("6", "9 1", None)
 
 
-def test_decode_from_file_restores_input_order(estimator_for, model, tmp_path):
+def test_decode_from_file_restores_input_order(estimator_for, model, tmp_path, caplog):
     estimator, hparams, decode_hp = estimator_for("beam_size=1,batch_size=3")
     words = ["ab", "dcbad", "c", "bbb", "a", "dd", "cabd"]
     source = tmp_path / "words.txt"
     source.write_text("\n".join(words) + "\n")
-    decodes = decoding.decode_from_file(estimator, str(source), hparams, decode_hp,
-                                        model_name=MODEL, hparams_set=HPARAMS_SET)
+    # As if trained on examples of at most 5 ids: "dcbad" + EOS is longer, and is decoded
+    # in full with a warning (the positions are sinusoids, so max_length changes nothing else).
+    hparams.max_length = 5
+    with caplog.at_level("WARNING"):
+        decodes = decoding.decode_from_file(estimator, str(source), hparams, decode_hp,
+                                            model_name=MODEL, hparams_set=HPARAMS_SET)
     assert_decodes_in_input_order(decodes, words)
+    assert [r.getMessage() for r in caplog.records if "longer than" in r.getMessage()] == [
+        "%s: 1 of 7 inputs are longer than the 5 ids (EOS included) the model was trained on "
+        "(hparams.max_length=5: training dropped longer examples); they are decoded in full, "
+        "slowly and likely badly; cut them with --decode_hparams=max_input_size=5" % source]
     out = tmp_path / ("words.txt.%s.%s.%s.beam1.alpha0.6.decodes" % (MODEL, HPARAMS_SET,
                                                                       PROBLEM))
     assert out.read_text() == "".join(d + "\n" for d in decodes)
@@ -187,3 +196,78 @@ def test_missing_checkpoint_and_input_file_are_user_errors(estimator_for, model,
     with pytest.raises(errors.UserError, match="does not exist"):
         decoding.decode_from_file(estimator, str(tmp_path / "missing.txt"), hparams,
                                   decode_hp)
+
+
+# ---------------------------------------------------------------------------- beams
+class FixedBeams:
+    """Stands in for an Estimator: every input decodes to the same beams (ids [beams, L])."""
+
+    def __init__(self, model_dir, outputs, scores):
+        self.model_dir, self.outputs, self.scores = str(model_dir), outputs, scores
+
+    def predict(self, input_fn, checkpoint_path=None):
+        del checkpoint_path
+        for features in input_fn():
+            for _ in features["inputs"]:
+                yield {"outputs": np.array(self.outputs), "scores": np.array(self.scores)}
+
+
+def reverse_binary_hparams():
+    hparams = registry.hparams("transformer_tiny")
+    model_hparams.add_problem_hparams(hparams, "algorithmic_reverse_binary40_test")
+    return hparams
+
+
+# A small vocabulary (PAD, EOS, "0", "1"): a lower beam can emit PAD and go on.
+BEAMS = [[2, 3, 2, 2, 2, 3, 1, 0], [2, 3, 2, 2, 2, 3, 0, 3], [3, 0, 0, 0, 0, 0, 0, 0]]
+
+
+def test_each_beam_is_cut_at_its_own_eos_or_pad(tmp_path, caplog):
+    hparams = reverse_binary_hparams()
+    decode_hp = decoding.decode_hparams("beam_size=3,return_beams=true,write_beam_scores=true")
+    estimator = FixedBeams(tmp_path, BEAMS, [-0.5, -1.5, -2.5])
+    source = tmp_path / "in.txt"
+    source.write_text("0 1\n1 1 0\n")
+    with caplog.at_level("INFO"):
+        decodes = decoding.decode_from_file(estimator, str(source), hparams, decode_hp,
+                                            decode_to_file=str(tmp_path / "out"),
+                                            checkpoint_path="unused")
+    line = "0 1 0 0 0 1\t-0.50\t0 1 0 0 0 1\t-1.50\t1\t-2.50"
+    assert decodes == [line, line]
+    assert (tmp_path / "out").read_text() == line + "\n" + line + "\n"
+    assert not [r for r in caplog.records if "<pad>" in r.getMessage()]
+
+    written = []
+    lines = iter(["0 1", "q"])
+    estimator = FixedBeams(tmp_path, BEAMS, [-0.5, -1.5, -2.5])
+    count = decoding.decode_interactively(estimator, hparams, decode_hp,
+                                          checkpoint_path="unused",
+                                          read_line=lambda prompt: next(lines),
+                                          write=written.append, say=lambda text: None)
+    assert count == 1
+    assert written == ['"0 1 0 0 0 1"\tScore:-0.500000', '"0 1 0 0 0 1"\tScore:-1.500000',
+                           '"1"\tScore:-2.500000']
+
+
+def test_decode_from_file_names_a_line_that_is_not_utf8(tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_bytes(b"0 1\n1 \xe9 0\n")
+    estimator = FixedBeams(tmp_path, BEAMS, [0.0, 0.0, 0.0])
+    with pytest.raises(errors.UserError, match=r"in.txt line 2: not UTF-8 \(byte 0xe9 at "
+                                               r"column 3\); convert it to UTF-8"):
+        decoding.decode_from_file(estimator, str(source), reverse_binary_hparams(),
+                                  decoding.decode_hparams(), checkpoint_path="unused")
+
+
+def test_interactive_lines_that_are_not_utf8_are_reported(tmp_path):
+    # A terminal's stdin gives undecodable bytes as lone surrogates.
+    lines = iter(["1 \udce9", "q"])
+    reported = []
+    count = decoding.decode_interactively(
+        FixedBeams(tmp_path, BEAMS[0], [0.0]), reverse_binary_hparams(),
+        decoding.decode_hparams("beam_size=1"), checkpoint_path="unused",
+        read_line=lambda prompt: next(lines), write=lambda text: None, say=lambda text: None,
+        report=reported.append)
+    assert count == 0
+    assert reported == ["error: line 1: not UTF-8 (byte 0xe9 at column 3); type UTF-8 text "
+                        "(q quits)"]

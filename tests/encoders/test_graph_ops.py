@@ -86,9 +86,10 @@ def test_encoding_appends_eos_pads_and_truncates():
     vocab = text_encoder.ByteTextEncoder()
     ids = graph_ops.encode_strings(tf.constant(["hi", "", "abc"]), vocab, max_input_size=3)
     np.testing.assert_array_equal(ids.numpy(), [[106, 107, 1], [1, 0, 0], [99, 100, 1]])
-    decoded = graph_ops.decode_ids(tf.constant([[[106, 1, 107]], [[99, 100, 0]]]), vocab)
-    # Cut at EOS; without one, trailing PAD decodes as the encoder does: "ab<pad>".
-    assert decoded.numpy().tolist() == [[b"h"], [b"ab<pad>"]]
+    decoded = graph_ops.decode_ids(tf.constant([[[106, 1, 107]], [[99, 100, 0]],
+                                                [[99, 0, 100]]]), vocab)
+    # Cut at EOS or PAD, as t2t-decoder cuts each beam: no "<pad>" in a decode.
+    assert decoded.numpy().tolist() == [[b"h"], [b"ab"], [b"a"]]
     labels = text_encoder.ClassLabelEncoder(["neg", "pos"])
     assert graph_ops.decode_ids(tf.constant([[1], [0]]), labels).numpy().tolist() == [
         b"pos", b"neg"]

@@ -1,16 +1,19 @@
 """seqio.Evaluator: each task of a mixture on its own, outputs restored to example order,
 decoding + post-processing, (targets, predictions) and (targets, scores) metrics, metric
-objects (seqio's current API) and their sharded evaluation, loggers."""
+objects (seqio's current API) and their sharded evaluation, loggers, seqio's public types."""
 import dataclasses
 import glob
+import inspect
 import json
 import os
+import typing
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
 from t2t import seqio
+from t2t.seqio import evaluation
 from t2t.seqio import metrics as metrics_lib
 from t2t.seqio import preprocessors
 
@@ -400,3 +403,63 @@ def test_sharded_batches_with_padding_give_the_evaluator_results(tmp_path):
     assert list(manager.metric_registry["ev_shards"][ModelOutputType.PREDICTION]) == [
         "FromMetricFun_0", "ExactCount_1"]
     assert collection.FromMetricFun_0.values["mask"].tolist() == [1, 1, 0, 1, 1, 1]
+
+
+def test_public_types_have_seqios_meanings():
+    # seqio 0.0.20's own tests annotate their model functions with these names.
+    indices_and_tokens = typing.Sequence[typing.Tuple[int, typing.Sequence[int]]]
+    with_aux = typing.Tuple[indices_and_tokens, typing.Mapping[str, typing.Sequence[typing.Any]]]
+    assert typing.get_args(evaluation.PredictFnReturnType) == (indices_and_tokens, with_aux)
+    indices_and_scores = typing.Sequence[typing.Tuple[int, float]]
+    assert typing.get_args(evaluation.ScoreFnReturnType)[0] == indices_and_scores
+    assert set(typing.get_args(evaluation.ModelFnReturnType)) == set(
+        typing.get_args(evaluation.PredictFnReturnType) +
+        typing.get_args(evaluation.ScoreFnReturnType))
+    for name in ("PredictFnCallable", "ScoreFnCallable", "ModelFnCallable"):
+        params = inspect.signature(getattr(evaluation, name).__call__).parameters
+        assert list(params) == ["self", "dataset", "model_feature_shapes"], name
+    assert typing.get_args(evaluation.MetricsAndOutputsType)[0] is evaluation.AllMetricsFuture
+    assert evaluation.AllMetricsFuture.result.__annotations__["return"] == (
+        evaluation.AllMetricsType)
+
+
+def test_evaluator_whose_init_sets_only_seqios_attributes(monkeypatch):
+    # seqio's own tests replace Evaluator.__init__ by one that sets the datasets, tasks,
+    # loggers and executor only; evaluate() must not need more (model_feature_shapes is
+    # derived from the cached model datasets), and calls a `*args` model function with the
+    # dataset alone, as seqio does.
+    task = add_task("ev_bare", ["ab", "cd"], [hits])
+    ab, cd = BYTES.encode("ab"), BYTES.encode("cd")
+    model_ds = tf.data.Dataset.from_tensor_slices(
+        {"decoder_target_tokens": [ab + [1], cd + [1]]}).enumerate()
+    task_ds = tf.data.Dataset.from_tensor_slices(
+        {"targets": [ab + [1], cd + [1]], "targets_pretokenized": ["ab", "cd"]})
+
+    def seqio_test_init(self):
+        self._cached_model_datasets = {task.name: model_ds}
+        self._cached_task_datasets = {task.name: task_ds}
+        self._eval_tasks = [task]
+        self._loggers = ()
+        self._metrics_future = None
+        self._metrics_executor = None
+        self._target_field_name = "targets"
+
+    monkeypatch.setattr(seqio.Evaluator, "__init__", seqio_test_init)
+    evaluator = seqio.Evaluator()
+    assert evaluator.model_feature_shapes == {"decoder_target_tokens": (3,)}
+    calls = []
+
+    def any_args_predict_fn(*args):
+        calls.append(args)
+        return [(1, cd), (0, BYTES.encode("aq"))]
+
+    def predict_fn(ds, model_feature_shapes=None) -> evaluation.PredictFnReturnType:
+        calls.append((ds, model_feature_shapes))
+        return [(0, ab), (1, cd)]
+
+    future, _ = evaluator.evaluate(compute_metrics=True, predict_fn=any_args_predict_fn)
+    assert calls == [(model_ds,)]
+    assert future.result()[task.name]["hits"] == 1
+    future, _ = evaluator.evaluate(compute_metrics=True, predict_fn=predict_fn)
+    assert calls[1] == (model_ds, {"decoder_target_tokens": (3,)})
+    assert future.result()[task.name]["hits"] == 2

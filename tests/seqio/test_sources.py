@@ -115,3 +115,8 @@ def test_lazy_tfds_loader_with_a_split_map(tiny_tfds):
     assert loader.resolved_tfds_name("test") == "t2t_seqio_tiny:1.0.0"
     with pytest.raises(ValueError, match="has no split 'train'; splits: \\['test', 'validation'\\]"):
         loader.size("train")
+    # seqio's error is a KeyError (its own test_split_map expects one), for files() too.
+    with pytest.raises(KeyError, match="has no split 'train'"):
+        loader.size("train")
+    with pytest.raises(KeyError, match="has no split 'train'"):
+        loader.files("train")

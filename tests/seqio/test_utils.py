@@ -1,10 +1,12 @@
 """t2t.seqio.utils: autoregressive inputs, trimming/padding, map_over_dataset seeds,
-add_kwargs_to_transform, tf.train.Example round trips, mixing-rate helpers."""
+add_kwargs_to_transform, tf.train.Example round trips, mixing-rate helpers, list_files."""
 import functools
+from unittest import mock
 
 import numpy as np
 import pytest
 import tensorflow as tf
+import tensorflow.compat.v2 as tf_v2
 
 from t2t import seqio
 from t2t.seqio import utils
@@ -186,3 +188,16 @@ def test_list_files_with_several_patterns_lists_each_in_order(tmp_path):
     patterns = [str(tmp_path / "b-*"), str(tmp_path / "a-*"), str(tmp_path / "none-*")]
     assert utils.list_files(patterns) == [str(tmp_path / n) for n in ("b-1", "a-1", "a-2")]
     assert utils.list_files(iter(patterns[1:])) == [str(tmp_path / n) for n in ("a-1", "a-2")]
+
+
+def test_list_files_globs_through_seqios_tensorflow_module(monkeypatch):
+    # seqio's modules (and its test_list_files) use tensorflow.compat.v2, whose io.gfile is
+    # a module of its own in TF 2: patching its glob must reach list_files. A pattern's
+    # matches are listed once; a shard spec ("/foo@2") is kept as given.
+    monkeypatch.setattr(utils, "_GLOB_CACHE", {})
+    with mock.patch.object(tf_v2.io.gfile, "glob", autospec=True) as glob_fn:
+        glob_fn.return_value = ["/bar1", "/bar2"]
+        assert utils.list_files(["/foo@2", "/bar*"]) == ["/foo@2", "/bar1", "/bar2"]
+        assert utils.list_files(["/bar*"]) == ["/bar1", "/bar2"]
+        assert utils.list_files(["/foo@2"]) == ["/foo@2"]
+    glob_fn.assert_called_once_with("/bar*")

@@ -55,7 +55,21 @@ def common_flags(model):
             "decode_hparams": "beam_size=2,alpha=0.6"}
 
 
-def test_exported_model_serves_what_the_decoder_decodes(model, tmp_path, capsys):
+@pytest.fixture()
+def flags_read(monkeypatch):
+    """The names of the flags read (FLAGS.name, getattr(FLAGS, name)) while the test runs."""
+    names = set()
+    read = flags.FlagValues.__getattr__
+
+    def recording(self, name):
+        names.add(name)
+        return read(self, name)
+
+    monkeypatch.setattr(flags.FlagValues, "__getattr__", recording)
+    return names
+
+
+def test_exported_model_serves_what_the_decoder_decodes(model, tmp_path, capsys, flags_read):
     words = ["ab", "dcbad", "c", "bbb", "cabd", "dada"]
     source = tmp_path / "words.txt"
     source.write_text("\n".join(words) + "\n")
@@ -64,8 +78,12 @@ def test_exported_model_serves_what_the_decoder_decodes(model, tmp_path, capsys)
     with flagsaver.flagsaver(**common_flags(model), decode_from_file=str(source),
                                 decode_to_file=str(decoded_file)):
         assert t2t_decoder.main(["t2t-decoder"]) == 0
+    # What --help lists is what the programs read.
+    assert {name for name in flags_read if name in FLAGS} <= set(t2t_decoder.DECODER_FLAGS)
+    flags_read.clear()
     with flagsaver.flagsaver(**common_flags(model), export_dir=str(tmp_path / "export")):
         assert t2t_exporter.main(["t2t-exporter"]) == 0  # as_text: saved_model.pbtxt
+    assert {name for name in flags_read if name in FLAGS} <= set(t2t_exporter.EXPORTER_FLAGS)
     path = capsys.readouterr().out.strip().splitlines()[-1]
     assert os.path.dirname(path) == str(tmp_path / "export")
     assert os.path.exists(os.path.join(path, "saved_model.pbtxt"))
@@ -77,6 +95,10 @@ def test_exported_model_serves_what_the_decoder_decodes(model, tmp_path, capsys)
                           json.dumps(examples)], capture_output=True, text=True, env=env,
                          cwd=str(tmp_path), timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
+    # The decode's while loop holds no custom gradient a SavedModel cannot save: it loads
+    # without "Importing a function (..._while_body_...) with ops with unsaved custom
+    # gradients".
+    assert "custom gradient" not in run.stderr, run.stderr[-3000:]
     served = json.loads(run.stdout.strip().splitlines()[-1])
     assert not served["t2t_imported"]
     assert served["signatures"] == ["serialized_example", "serving_default"]
