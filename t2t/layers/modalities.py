@@ -27,6 +27,7 @@ from t2t.core.errors import UserError
 from t2t.layers import common_attention
 from t2t.layers import common_layers
 from t2t.layers import dropout as dropout_lib
+from t2t.layers import loop_invariants
 from t2t.layers import losses
 from t2t.layers.modality_type import ModalityType  # noqa: F401  (re-exported, as in T2T)
 from t2t.layers import shape_utils
@@ -83,16 +84,22 @@ def get_weights(model_hparams, vocab_size, hidden_dim=None):
     if hidden_dim is None:
         hidden_dim = model_hparams.hidden_size
     num_shards = model_hparams.symbol_modality_num_shards
-    shards = []
-    for i in range(num_shards):
-        shard_size = (vocab_size // num_shards) + (1 if i < vocab_size % num_shards else 0)
-        shards.append(_v1.get_variable(
-            "weights_%d" % i, [shard_size, hidden_dim],
-            initializer=_v1.random_normal_initializer(0.0, hidden_dim ** -0.5)))
-    ret = shards[0] if num_shards == 1 else tf.concat(shards, 0)
-    if not tf.executing_eagerly():
-        ret = common_layers.convert_gradient_to_tensor(ret)
-    return ret
+
+    def build():
+        shards = []
+        for i in range(num_shards):
+            shard_size = (vocab_size // num_shards) + (1 if i < vocab_size % num_shards else 0)
+            shards.append(_v1.get_variable(
+                "weights_%d" % i, [shard_size, hidden_dim],
+                initializer=_v1.random_normal_initializer(0.0, hidden_dim ** -0.5)))
+        ret = shards[0] if num_shards == 1 else tf.concat(shards, 0)
+        if not tf.executing_eagerly():
+            ret = common_layers.convert_gradient_to_tensor(ret)
+        return ret
+
+    # In a decoding loop the matrix (and its concatenation) is built once, outside it.
+    key = ("symbol_weights", _v1.get_variable_scope().name, vocab_size, hidden_dim)
+    return loop_invariants.loop_invariant(key, build)
 
 
 def _symbol_bottom_simple(x, model_hparams, vocab_size, name, reuse):

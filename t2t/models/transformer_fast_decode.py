@@ -26,6 +26,7 @@ from absl import logging
 
 from t2t.layers import common_attention
 from t2t.layers import common_layers
+from t2t.layers import loop_invariants
 from t2t.layers import modalities
 from t2t.layers import shape_utils
 from t2t.optim import optimize as optimize_lib
@@ -406,8 +407,11 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
     # As T2TModel.call: the first build creates the variables, later ones reuse them.
     reuse = True if model.variables_exist() else None
     initializer = optimize_lib.get_variable_initializer(hparams)
+    # The sharded embedding / softmax matrix is put together once, outside the decoding
+    # loop, not twice a step.
     with _v1.variable_scope(model.name, reuse=reuse, use_resource=True,
-                            initializer=initializer):
+                            initializer=initializer), \
+            loop_invariants.hoisting_into(_v1.get_default_graph()):
         partial_targets = None
         if model.has_input:
             inputs = _to_4d(tf.cast(features["inputs"], tf.int32))

@@ -192,7 +192,9 @@ def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, voc
     def grow_topk(i, alive_seq, alive_log_probs, states):
         """The 2 * beam best one-token extensions of the alive beams."""
         if fixed_length and states:
-            flat_ids = tf.reshape(alive_seq[:, :, i:i + 1], [batch_size * beam_size, 1])
+            # tf.slice has a static size (XLA cannot size a slice whose bounds are tensors).
+            flat_ids = tf.reshape(tf.slice(alive_seq, [0, 0, i], [-1, -1, 1]),
+                                  [batch_size * beam_size, 1])
         else:
             flat_ids = tf.reshape(alive_seq, [batch_size * beam_size, -1])
         if states:

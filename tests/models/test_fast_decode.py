@@ -282,3 +282,31 @@ def test_cache_layout():
         names = sorted(v.name for v in _v1.global_variables())
     assert names == ["body/decoder/layer_%d/encdec_attention/multihead_attention/%s/kernel:0"
                      % (layer, kv) for layer in (0, 1) for kv in ("k", "v")]
+
+
+@pytest.mark.parametrize("beam_size", [1, 3])
+def test_sharded_embedding_is_put_together_once_outside_the_decoding_loop(beam_size):
+    # The targets' embedding and the softmax share the 4 shards: one concatenation for
+    # the loop, built in the graph around it (it ran twice a step inside the loop body
+    # before), beside the one of the inputs' embedding.
+    hp = tiny_hparams(symbol_modality_num_shards=4, shared_embedding_and_softmax_weights=True)
+    p_hp = model_hparams.test_problem_hparams(VOCAB, VOCAB)
+    graph = tf.Graph()
+    with graph.as_default():
+        inputs = _v1.placeholder(tf.int32, [None, None, 1, 1])
+        out = transformer.Transformer(hp, PREDICT, p_hp)._fast_decode(
+            {"inputs": inputs}, 3, beam_size=beam_size, alpha=0.6)
+        graph_def = graph.as_graph_def()
+
+        def shard_concats(nodes):
+            return [n.name for n in nodes if n.op == "ConcatV2" and n.attr["N"].i == 4]
+
+        assert len(shard_concats(graph_def.node)) == 2
+        body_functions = [f for f in graph_def.library.function if "while_body" in
+                          f.signature.name]
+        assert body_functions
+        assert not [c for f in body_functions for c in shard_concats(f.node_def)]
+        with _v1.Session(graph=graph) as session:
+            session.run(_v1.global_variables_initializer())
+            ids = session.run(out["outputs"], {inputs: [[[[2]], [[3]], [[1]]]]})
+    assert ids.shape[0] == 1 and ids.shape[-1] <= 6

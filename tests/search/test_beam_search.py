@@ -403,3 +403,34 @@ def test_eos_inside_a_forced_prefix_does_not_end_the_sequence(beam_size):
     for row in range(2):  # [GO, ids..., 0s after the EOS that ends the sequence]
         assert np.trim_zeros(ids["prompt"][row], "b").tolist() == [0, 3, EOS, 2, EOS]
         assert np.trim_zeros(ids["plain"][row], "b").tolist() == [0, 3, EOS]
+
+
+def test_fixed_shape_beam_search_with_states_compiles_with_xla():
+    # The fixed-shape loop (TPU, jit_compile) slices the last ids with a static size;
+    # alive_seq[:, :, i:i + 1] had a size XLA cannot know when i is a loop tensor.
+    tables = _random_tables(9, batch=2, length=4, vocab=5)
+    beam_size = 3
+
+    def step_fn(last_ids, i, states):
+        # last_ids [batch * beam, 1]: the id at position i of each beam.
+        rows = tf.shape(last_ids)[0]
+        batch_index = tf.range(rows) // beam_size
+        logits = tf.gather_nd(tf.constant(tables),
+                              tf.stack([batch_index, tf.fill([rows], i), last_ids[:, 0]], 1))
+        return logits, {"steps": states["steps"] + 1}
+
+    @tf.function(jit_compile=True)
+    def decode():
+        ids, scores, states = beam_search.beam_search(
+            step_fn, tf.zeros([2], tf.int32), beam_size, 4, 5, 0.6,
+            states={"steps": tf.zeros([2, 1], tf.int32)}, eos_id=EOS, use_tpu=True,
+            fixed_states=True)
+        return ids, scores, states["steps"]
+
+    ids, scores, steps = decode()
+    plain_ids, plain_scores = _beam(tables, beam_size, 4, 0.6)
+    length = plain_ids.shape[-1]
+    np.testing.assert_array_equal(ids.numpy()[..., :length], plain_ids)
+    assert not ids.numpy()[..., length:].any()
+    np.testing.assert_allclose(scores.numpy(), plain_scores, rtol=1e-6)
+    assert steps.numpy().min() >= 1
