@@ -249,9 +249,9 @@ class OpenNMTTF(Peer):
                 re.findall(r"Step = (\d+) ;.*; Loss = ([\d.]+)", text)]
 
     def loss_offset(self):
-        """The entropy of its smoothed targets over its vocabulary (t2t's minus its three
-        reserved ids, plus <blank>, <s>, </s>): what its loss has on top of t2t's."""
-        return smoothed_target_entropy(0.1, vocabulary_size(self.data) + 1)
+        """The entropy of its smoothed targets over its vocabulary (t2t's ids but PAD and
+        EOS, plus <blank>, <s>, </s> and its <unk>): what its loss has on top of t2t's."""
+        return smoothed_target_entropy(0.1, vocabulary_size(self.data) + 2)
 
     def parameter_count(self, watcher):
         text = open(os.path.join(self.run_dir, "train.log"), errors="replace").read()
