@@ -28,6 +28,7 @@ infer), eole (eole predict), opennmt_tf_ct2 and eole_ct2 (the peers' own CTransl
 exports, all decoded by CTranslate2 4.8 from a venv of its own).
 """
 import argparse
+import difflib
 import json
 import os
 import platform
@@ -388,8 +389,10 @@ def parse_args(argv=None):
                                ("--settings", args.settings, [s.name for s in SETTINGS])):
         unknown = [name for name in given if name not in known]
         if unknown or not given:
-            parser.error("%s: unknown %s; use some of %s" % (
-                flag, ", ".join(unknown) or "(none given)", ", ".join(known)))
+            close = [c for name in unknown for c in difflib.get_close_matches(name, known, 1)]
+            parser.error("%s: unknown %s%s; use some of %s" % (
+                flag, ", ".join(unknown) or "(none given)",
+                " (did you mean %s?)" % ", ".join(close) if close else "", ", ".join(known)))
     if args.repeats < 1:
         parser.error("--repeats=%d: give 1 or more" % args.repeats)
     return args

@@ -166,7 +166,7 @@ class OpenNMTTF(Peer):
               average_last_checkpoints: 0
             infer:
               batch_size: 32
-              length_bucket_width: 1
+              length_bucket_width: 5
             """ % {"run": self.run_dir, "peer": peer, "vocab": vocab,
                    "beam": self.args.beam_size, "every": self.args.checkpoint_steps,
                    "log_every": self.args.log_steps,
@@ -206,15 +206,17 @@ class OpenNMTTF(Peer):
 
     def infer_command(self, kept_path, step, source, output, beam_size, batch_size,
                       threads=0):
-        """`onmt-main infer`: beam_size sentences, length penalty 0.6 (GNMT's), batches of
-        batch_size sentences taken by length (length_bucket_width 1)."""
+        """`onmt-main infer`: beam beam_size, length penalty 0.6 (GNMT's), batches of up to
+        batch_size sentences drawn from source-length buckets 5 wide (its
+        `length_bucket_width`, which restores the input order afterwards; without it
+        batches follow the file's order and pad short sentences to long ones)."""
         override = self.write("infer_beam%d_batch%d.yml" % (beam_size, batch_size), """
             params:
               beam_width: %d
               length_penalty: 0.6
             infer:
               batch_size: %d
-              length_bucket_width: 1
+              length_bucket_width: 5
             """ % (beam_size, batch_size))
         return self.main_command(kept_path, step, threads, override) + [
             "infer", "--features_file", source, "--predictions_file", output]
@@ -391,10 +393,11 @@ class Eole(Peer):
                        "point; ln of the logged perplexity (2 decimals, finer than its xent)")
 
     def loss_curve(self, log_path):
-        """[(step, loss)] from "Step 50/  500; acc: 9.1; ppl: 1234.56; xent: 7.12; ..." lines."""
+        """[(step, loss)] from "Step  5/  500; acc: 9.1; ppl: 1234.56; xent: 7.12; ..." lines."""
         text = open(log_path, errors="replace").read()
         return [(int(step), round(math.log(float(ppl)), 4)) for step, ppl in
-                re.findall(r"Step (\d+)(?:/\s*\d+)?; acc:\s*[\d.]+; ppl:\s*([\d.]+);", text)]
+                re.findall(r"Step\s+(\d+)(?:/\s*\d+)?; acc:\s*[\d.]+; ppl:\s*([\d.]+);",
+                           text)]
 
     def loss_offset(self):
         """The entropy of torch's smoothed targets over eole's vocabulary (t2t's ids but
