@@ -23,9 +23,9 @@ def main(results_path, png_path):
         figure, (axes, loss_axes) = plt.subplots(1, 2, figsize=(12.0, 4.2))
         for system, curve in curves:
             loss_axes.plot([point[0] for point in curve], [point[2] for point in curve],
-                           label=system)
+                           marker=".", label=system)
         loss_axes.set_xlabel("training step")
-        loss_axes.set_ylabel("training loss, nats (minus the smoothed targets' entropy)")
+        loss_axes.set_ylabel("loss less its smoothing entropy (nats)")
         loss_axes.set_title("Training loss")
         loss_axes.set_ylim(bottom=0)
         loss_axes.grid(alpha=0.3)
