@@ -66,10 +66,18 @@ class System:
 
 # ----------------------------------------------------------------------------- t2t
 class T2tDecoder(System):
-    """`t2t-decoder --decode_from_file` as a user runs it (TF path; batches longest first)."""
+    """`t2t-decoder --decode_from_file` as a user runs it (TF path; batches longest first).
+
+    `bin_dir`: the folder of the t2t-decoder to time (default --t2t_bin), so two t2t
+    versions are two rows:
+
+        class T2tDecoderBefore(T2tDecoder):
+            name, bin_dir = "t2t_tf_before", "/work/old/.venv-3.13/bin"
+    """
     name = "t2t_tf"
     engine = "t2t-decoder"
     length_penalty = "log P / ((5 + |y|) / 6)^0.6, |y| counting EOS, at every step"
+    bin_dir = None
 
     def prepare(self):
         self.model_dir, self.step = self.bench.t2t_checkpoint()
@@ -78,7 +86,7 @@ class T2tDecoder(System):
     def command(self, setting, source, output):
         hp = "beam_size=%d,alpha=%s,batch_size=%d" % (setting.beam_size, ALPHA,
                                                     setting.batch_size)
-        return [os.path.join(self.bench.args.t2t_bin, "t2t-decoder")] + \
+        return [os.path.join(self.bin_dir or self.bench.args.t2t_bin, "t2t-decoder")] + \
             self.bench.t2t_flags(self.model_dir) + [
                 "--checkpoint_path=%s" % os.path.join(self.model_dir,
                                                       "model.ckpt-%d" % self.step),
