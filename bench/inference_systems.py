@@ -187,7 +187,7 @@ class PeerCt2(PeerSystem):
     """A peer's own CTranslate2 export, decoded by CTranslate2 4.8 (inference_worker.py)."""
     output_kind = "ids"
     engine = "CTranslate2 (float32)"
-    length_penalty = "CTranslate2's: log P / |y|^0.6 over the finished hypotheses"
+    length_penalty = "CTranslate2's: log P / |y|^0.6, |y| without EOS, once finished"
 
     def prepare(self):
         step = super().prepare()

@@ -73,7 +73,9 @@ def savedmodel_decoder(args):
 
 def ctranslate2_decoder(args):
     """A CTranslate2 Translator on the CPU, `--threads` intra-op threads, one translation
-    at a time (inter_threads=1), batches exactly as given."""
+    at a time (inter_threads=1), batches exactly as given. CTranslate2's default
+    min_decoding_length of 1 forbids EOS at the first step; the other decoders allow it
+    (a 10-step model's empty outputs came out as one token), so it is 0 here."""
     import ctranslate2
     translator = ctranslate2.Translator(args.model, device="cpu", compute_type=args.compute_type,
                                         intra_threads=args.threads, inter_threads=1)
@@ -82,7 +84,8 @@ def ctranslate2_decoder(args):
         results = translator.translate_batch(
             [line.split() for line in lines], beam_size=args.beam_size,
             length_penalty=args.length_penalty if args.beam_size > 1 else 0.0,
-            max_decoding_length=args.max_decoding_length, max_batch_size=len(lines))
+            max_decoding_length=args.max_decoding_length, max_batch_size=len(lines),
+            min_decoding_length=0)  # EOS allowed first, as in the other decoders
         return [token_ids(result.hypotheses[0]) for result in results]
     return decode
 
