@@ -1,17 +1,53 @@
 """Multi30k en->de at equal wall-clock budgets: t2t vs OpenNMT-tf 2.32 vs eole 0.6.4.
 
 Every system trains the same model shape (3+3 layers, d=256, filter 1024, 4 heads, one
-embedding matrix shared by source, target and softmax, dropout 0.2 / 0.1, label smoothing
-0.1, Adam beta2 0.98, batches of 4,096 tokens, the Noam schedule with warmup 600 and scale
-1.5) on the same data with the same vocabulary: t2t-datagen's 8k subwords of
-`translate_ende_multi30k`, handed to the peers as one token per subword id, so all three see
-the same segmentation. Training starts at the launch of each trainer and runs for the
-largest budget; a watcher keeps (hard-links) each checkpoint the moment it appears, and for
-every budget the last checkpoint written before it is decoded: test_2016_flickr, beam 4,
-length penalty alpha 0.6, ids turned back into text by the t2t vocabulary (detokenized), and
-scored by sacrebleu with one signature for all. Training tokens/s (non-padding source +
-target tokens, each toolkit's own count from its log) and the peak memory (resident set of
-the trainer's whole process tree) are reported too.
+embedding matrix shared by source, target and softmax, label smoothing 0.1, Adam beta2
+0.98, batches of 4,096 tokens, the Noam schedule with warmup 600 and scale 1.5) on the same
+data with the same vocabulary: t2t-datagen's 8k subwords of `translate_ende_multi30k`,
+handed to the peers as one token per subword id, so all three see the same segmentation.
+Dropout is the same in all three: 0.2 on the embeddings (after adding the positions) and
+on every sub-layer's output, 0.1 on the attention weights and 0.1 after the feed-forward
+ReLU. Training starts at the launch of each trainer and runs for the largest budget (or to
+`--max_steps`); a watcher keeps (hard-links) each checkpoint the moment it appears, and
+for every budget the last checkpoint written before it is decoded: test_2016_flickr, beam
+4, length penalty alpha 0.6, ids turned back into text by the t2t vocabulary
+(detokenized), and scored by sacrebleu with one signature for all. Training tokens/s
+(non-padding source + target tokens, each toolkit's own count from its log), the peak
+memory (resident set of the trainer's whole process tree) and each system's training loss
+curve (its log's loss every `--log_steps` steps) are reported too.
+
+Settings checked in the peers' installed sources, and set to match t2t:
+- OpenNMT-tf 2.32: token batches count max(source, target) length padded to the length
+  bucket (as t2t's), the loss is averaged over tokens (`average_loss_in_time` is forced on
+  for token batches), no gradient accumulation (`effective_batch_size: null`); its Noam
+  schedule is evaluated at step + 1.
+- eole 0.6.4: `normalization: tokens` (its default, `sents`, divides the summed loss by
+  the sentences of the batch); `log_attention_entropy: false` (on by default: attention
+  entropies computed every step, for the log); its single `dropout` also drives the
+  feed-forward block's inner dropout, which bench/eole_entry.py sets to 0.1 (the residual
+  and embedding dropouts keep 0.2, as t2t's and OpenNMT-tf's); `eole predict` is given
+  `-compute_dtype fp32` (without it 0.6.4 takes the checkpoint's training dtype, fp32
+  here, so earlier decodes were fp32 as well).
+
+Differences left as each toolkit's default (not misconfigurations; they are part of what
+is compared):
+- Embedding initialization: t2t's symbol modality draws normal(0, d^-0.5), std 0.0625;
+  OpenNMT-tf's word embeddings are Keras' glorot_uniform over 8,080 x 256 (std 0.0155)
+  and eole's weights, embeddings included, xavier_uniform (`param_init_method`, std
+  0.0155; its own default is uniform +-0.1). With the sqrt(d) input scaling and the
+  shared softmax, the peers start with ~4x smaller inputs and logits than t2t.
+- Layers: all three normalize before each sub-layer (pre-norm: t2t's "n"/"da",
+  OpenNMT-tf's `pre_norm=True`, eole's default). Biases: t2t has none in attention, has
+  them in the feed-forward layers and none on the softmax; OpenNMT-tf has them in attention,
+  feed-forward and the output layer; eole in neither attention nor feed-forward
+  (`add_qkvbias`, `add_ffnbias` false) but on the output layer. Layer-norm epsilon: t2t
+  1e-6, OpenNMT-tf 1e-3 (Keras'), eole 1e-5.
+- The logged loss: t2t's is the label-smoothed cross-entropy minus the entropy of the
+  smoothed targets (0 at best), averaged over the steps since the last line; OpenNMT-tf's
+  is the smoothed cross-entropy of the logged step alone; eole's that of the steps since its
+  last report. The results' curves hold [step, loss as logged, loss - offset], the offset
+  being that entropy for the peer's vocabulary and smoothing formula (1.22-1.23 nats), so
+  the last column is comparable across systems.
 
 The peers run from their own virtualenvs, created here on first use (Python 3.11 via
 `--peer_python`): OpenNMT-tf 2.32 needs TensorFlow <= 2.13, eole 0.6.4 runs on torch 2.13
@@ -20,6 +56,9 @@ The peers run from their own virtualenvs, created here on first use (Python 3.11
     python bench/bench_multi30k.py                       # budgets 10 and 20 minutes
     python bench/bench_multi30k.py --budgets_minutes=1 --systems=t2t,eole \\
         --out= --plot=                                   # a smoke run, nothing written
+    python bench/bench_multi30k.py --systems=opennmt_tf,eole --max_steps=500 \\
+        --budgets_minutes=120 --out= --plot=             # the 500-step models of
+                                                         # bench_inference.py
     # writes bench/results/multi30k.json and bench/results/multi30k.png
 """
 import argparse
@@ -201,8 +240,8 @@ def link_tree(source, target):
 
 
 def train_for(system, command, env, run_dir, model_dir, find, budgets):
-    """Run `command` for the largest budget (minutes of wall clock); kept checkpoints, log,
-    peak RSS."""
+    """Run `command` for the largest budget (minutes of wall clock) or until it ends by
+    itself (--max_steps); kept checkpoints, log, peak RSS."""
     max_minutes = max(budgets)
     log_path = os.path.join(run_dir, "train.log")
     watcher_start = time.monotonic()
@@ -212,27 +251,40 @@ def train_for(system, command, env, run_dir, model_dir, find, budgets):
     watcher = CheckpointWatcher(model_dir, os.path.join(run_dir, "kept"), find, watcher_start,
                                 budgets)
     peak, deadline, last_report = 0, watcher_start + max_minutes * 60.0, watcher_start
-    while process.poll() is None and time.monotonic() < deadline:
-        time.sleep(1.0)
-        peak = max(peak, process_tree_rss(process.pid))
-        watcher.poll()
-        if time.monotonic() - last_report >= 60:
-            last_report = time.monotonic()
-            log("%s: %.1f of %.1f min, %d checkpoints kept, peak %.0f MB" % (
-                system, (last_report - watcher_start) / 60, max_minutes, len(watcher.kept),
-                peak / 1e6))
+    try:
+        while process.poll() is None and time.monotonic() < deadline:
+            time.sleep(1.0)
+            peak = max(peak, process_tree_rss(process.pid))
+            watcher.poll()
+            if time.monotonic() - last_report >= 60:
+                last_report = time.monotonic()
+                log("%s: %.1f of %.1f min, %d checkpoints kept, peak %.0f MB" % (
+                    system, (last_report - watcher_start) / 60, max_minutes,
+                    len(watcher.kept), peak / 1e6))
+    except BaseException:  # interrupted (Ctrl-C, SIGTERM): the trainer goes too
+        stop_process_group(process)
+        raise
     exited = process.poll()
+    watcher.poll()  # the checkpoint written last, at --max_steps, before the trainer exited
     if exited is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop_process_group(process)
     elif exited != 0:
         raise RuntimeError("%s training exited with %d before the budget; see %s:\n%s" % (
             system, exited, log_path, open(log_path, errors="replace").read()[-3000:]))
     return watcher, peak, log_path
+
+
+def stop_process_group(process):
+    """SIGTERM to the trainer's process group (it runs in a session of its own), SIGKILL
+    after a minute."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 # ----------------------------------------------------------------------------- t2t
@@ -255,9 +307,9 @@ def run_t2t(args, data, run_dir):
     common = ["--problem=" + PROBLEM, "--model=transformer", "--hparams_set=" + HPARAMS_SET,
               "--data_dir=" + data["data_dir"], "--output_dir=" + output_dir]
     command = [os.path.join(BIN, "t2t-trainer")] + common + [
-        "--schedule=train", "--train_steps=100000000", "--random_seed=1",
-        "--local_eval_frequency=%d" % args.checkpoint_steps, "--keep_checkpoint_max=3",
-        "--log_step_count_steps=%d" % args.checkpoint_steps]
+        "--schedule=train", "--train_steps=%d" % (args.max_steps or 100000000),
+        "--random_seed=1", "--local_eval_frequency=%d" % args.checkpoint_steps,
+        "--keep_checkpoint_max=3", "--log_step_count_steps=%d" % args.log_steps]
     watcher, peak, log_path = train_for("t2t", command, env, run_dir, output_dir, t2t_find,
                                         args.budgets)
 
@@ -272,7 +324,21 @@ def run_t2t(args, data, run_dir):
     text = open(log_path, errors="replace").read()
     rates = [float(v.replace(",", "")) for v in re.findall(r"([\d,]+) tokens/s", text)]
     params = t2t_parameter_count(text)
-    return watcher, peak, multi30k_peers.steady_rate(rates), params, decode
+    return watcher, peak, multi30k_peers.steady_rate(rates), params, decode, t2t_loss_curve(text)
+
+
+T2T_LOSS = ("label-smoothed cross-entropy per target token minus the entropy of the smoothed "
+            "targets (0 at best), mean of the steps since the previous point")
+
+
+def t2t_loss_curve(log_text):
+    """[(step, loss)] from the trainer's step lines:
+
+        t2t_loss_curve("train transformer: step 20, loss 5.1234 (mean of 10 steps), ...")
+        # [(20, 5.1234)]
+    """
+    return [(int(step), float(loss)) for step, loss in
+            re.findall(r"step (\d+), loss ([\d.]+) \(mean of \d+ steps\)", log_text)]
 
 
 def t2t_parameter_count(log_text):
@@ -305,7 +371,8 @@ def bench_system(system, args, data):
     os.makedirs(run_dir)
     log("%s: training for %s min" % (system, max(args.budgets)))
     if system == "t2t":
-        watcher, peak, rate, params, decode = run_t2t(args, data, run_dir)
+        watcher, peak, rate, params, decode, curve = run_t2t(args, data, run_dir)
+        loss = {"definition": T2T_LOSS, "offset": 0.0}
         commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
                                 capture_output=True, text=True).stdout.strip()
         version = "t2t %s on TensorFlow %s (CPU)" % (commit or "(this repository)",
@@ -317,6 +384,8 @@ def bench_system(system, args, data):
                                             args.budgets)
         rate, params = peer.tokens_per_sec(log_path), peer.parameter_count(watcher)
         decode, version = peer.decode, peer.version
+        curve = peer.loss_curve(log_path)
+        loss = {"definition": peer.loss_definition, "offset": round(peer.loss_offset(), 4)}
     references = open(data["test_reference"], encoding="utf-8").read().split("\n")[:-1]
     budgets = []
     for minutes in args.budgets:
@@ -336,9 +405,15 @@ def bench_system(system, args, data):
                         "checkpoint_minutes": round(at_minutes, 2),
                         "decode_seconds": round(time.monotonic() - start, 1),
                         "signature": signature})
+    # [step, loss as logged, loss - offset]: the last is comparable across systems (each
+    # toolkit's loss less the constant its label smoothing adds; see the docstring).
+    loss["curve"] = [[step, value, round(value - loss["offset"], 4)] for step, value in curve]
+    log("%s: loss %s" % (system, ", ".join("%d: %.3f" % (point[0], point[2])
+                                          for point in loss["curve"][::max(1, len(curve) // 8)])))
     return {"system": system, "version": version, "parameters": params,
             "train_tokens_per_sec": round(rate) if rate else None,
-            "peak_memory_mb": round(peak / 1e6), "budgets": budgets}
+            "peak_memory_mb": round(peak / 1e6), "budgets": budgets,
+            "steps_trained": watcher.newest, "loss": loss}
 
 
 def plot(args, results, path):
@@ -364,6 +439,12 @@ def parse_args(argv=None):
     parser.add_argument("--peer_python", default="python3.11",
                         help="Python 3.11 for the peer venvs (e.g. a pyenv shim)")
     parser.add_argument("--checkpoint_steps", type=int, default=50)
+    parser.add_argument("--max_steps", type=int, default=0,
+                        help="training ends at this step or at the largest budget, whichever "
+                             "comes first (0: the budget alone); a multiple of "
+                             "--checkpoint_steps, so the last step is kept")
+    parser.add_argument("--log_steps", type=int, default=10,
+                        help="steps between the loss and throughput lines of every trainer")
     parser.add_argument("--beam_size", type=int, default=4)
     parser.add_argument("--test_lines", type=int, default=0,
                         help="decode only the first N test sentences (smoke runs); 0: all")
@@ -379,6 +460,9 @@ def parse_args(argv=None):
     args.budgets = [int(b) if b == int(b) else b for b in args.budgets]
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     unknown = sorted(set(args.systems) - set(SYSTEMS))
+    if args.max_steps < 0 or (args.max_steps and args.max_steps % args.checkpoint_steps):
+        parser.error("--max_steps=%d: give 0 or a multiple of --checkpoint_steps=%d" % (
+            args.max_steps, args.checkpoint_steps))
     if not args.budgets or unknown:
         parser.error("--systems: unknown %s; use %s" % (", ".join(unknown), ", ".join(SYSTEMS))
                      if unknown else "--budgets_minutes: give at least one budget")
@@ -387,6 +471,8 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C, so a trainer running in its own session is stopped too.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     start = time.monotonic()
     os.makedirs(args.work_dir, exist_ok=True)
     if protobuf_implementation() == "python":
@@ -394,7 +480,8 @@ def main(argv=None):
                  "writes); reinstall t2t with `make test` or pip install 'protobuf>=4.25'")
     data = prepare_data(args)
     results = {"problem": PROBLEM, "hparams_set": HPARAMS_SET, "budgets_minutes": args.budgets,
-               "beam_size": args.beam_size, "alpha": 0.6, "test_lines": args.test_lines or 1000, "cpu_count": os.cpu_count(),
+               "beam_size": args.beam_size, "alpha": 0.6, "test_lines": args.test_lines or 1000,
+               "max_steps": args.max_steps or None, "cpu_count": os.cpu_count(),
                "load_average_at_start": os.getloadavg(), "python": platform.python_version(),
                "protobuf": protobuf_implementation(),
                "systems": []}

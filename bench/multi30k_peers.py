@@ -4,11 +4,16 @@ Both get the t2t subword ids of the sentences as tokens ("t17 t4 t999"), one sha
 vocabulary file, and the model shape of `transformer_multi30k`; their decodes are turned
 back into ids and detokenized by the t2t vocabulary. Nothing here is imported by t2t.
 """
+import glob
+import json
+import math
 import os
 import re
 import statistics
 import subprocess
 import textwrap
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def ids_to_tokens(ids):
@@ -19,6 +24,25 @@ def ids_to_tokens(ids):
 def tokens_to_ids(line):
     """"t17 t4 <unk>" -> [17, 4]: anything but a t<id> token is dropped."""
     return [int(token[1:]) for token in line.split() if re.fullmatch(r"t\d+", token)]
+
+
+def vocabulary_size(data):
+    """t2t's vocabulary size: the peers' vocab.txt lists all its ids but PAD (0) and EOS (1)."""
+    with open(os.path.join(data["peer_dir"], "vocab.txt")) as handle:
+        return sum(1 for _ in handle) + 2
+
+
+def smoothed_target_entropy(smoothing, size, off_value=None):
+    """The entropy (nats) of label-smoothed targets over `size` ids: 1 - smoothing on the
+    label and `off_value` (default smoothing / (size - 1)) on each other id. A loss that is
+    the cross-entropy to such targets cannot go below it; t2t subtracts it from its loss.
+
+        round(smoothed_target_entropy(0.1, 8000), 4)   # 1.2238
+    """
+    if off_value is None:
+        off_value = smoothing / (size - 1)
+    on_value = 1.0 - (size - 1) * off_value
+    return -(on_value * math.log(on_value) + (size - 1) * off_value * math.log(off_value))
 
 
 def steady_rate(rates):
@@ -95,11 +119,12 @@ class OpenNMTTF(Peer):
     version = "OpenNMT-tf 2.32.0 on TensorFlow 2.13.1 (CPU)"
     requirements = ("OpenNMT-tf==2.32.0", "tensorflow-cpu==2.13.1")
 
-    def train_command(self):
+    def write_config(self):
+        """model.py and config.yml in run_dir (the model shape, training and decoding)."""
         peer = self.data["peer_dir"]
         vocab = self.write("vocab.txt", "<blank>\n<s>\n</s>\n" +
                            open(os.path.join(peer, "vocab.txt")).read())
-        self.write("model.py", """
+        self.model_py = self.write("model.py", """
             import opennmt
 
 
@@ -136,15 +161,21 @@ class OpenNMTTF(Peer):
               maximum_labels_length: 128
               save_checkpoints_steps: %(every)d
               keep_checkpoint_max: 3
-              save_summary_steps: %(every)d
-              max_step: 100000000
+              save_summary_steps: %(log_every)d
+              max_step: %(max_step)d
               average_last_checkpoints: 0
             infer:
               batch_size: 32
+              length_bucket_width: 5
             """ % {"run": self.run_dir, "peer": peer, "vocab": vocab,
-                   "beam": self.args.beam_size, "every": self.args.checkpoint_steps})
-        command = [self.bin("onmt-main"), "--model", os.path.join(self.run_dir, "model.py"),
-                   "--config", self.config, "--seed", "1", "train"]
+                   "beam": self.args.beam_size, "every": self.args.checkpoint_steps,
+                   "log_every": self.args.log_steps,
+                   "max_step": self.args.max_steps or 100000000})
+
+    def train_command(self):
+        self.write_config()
+        command = [self.bin("onmt-main"), "--model", self.model_py, "--config", self.config,
+                   "--seed", "1", "train"]
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="1")
         return command, env, os.path.join(self.run_dir, "model"), self.find
 
@@ -161,20 +192,68 @@ class OpenNMTTF(Peer):
                     found[int(match.group(1))] = sorted(parts)
         return found
 
+    def main_command(self, kept_path, step, threads=0, override=None):
+        """onmt-main with the model, config (then the YAML file `override`) and checkpoint."""
+        if not hasattr(self, "config"):
+            self.write_config()
+        configs = [self.config] + ([override] if override else [])
+        command = [self.bin("onmt-main"), "--model", self.model_py, "--config"] + configs + [
+            "--checkpoint_path", os.path.join(kept_path, "ckpt-%d" % step)]
+        if threads:
+            command += ["--intra_op_parallelism_threads", str(threads),
+                        "--inter_op_parallelism_threads", "1"]
+        return command
+
+    def infer_command(self, kept_path, step, source, output, beam_size, batch_size,
+                      threads=0):
+        """`onmt-main infer`: beam beam_size, length penalty 0.6 (GNMT's), batches of up to
+        batch_size sentences drawn from source-length buckets 5 wide (its
+        `length_bucket_width`, which restores the input order afterwards; without it
+        batches follow the file's order and pad short sentences to long ones)."""
+        override = self.write("infer_beam%d_batch%d.yml" % (beam_size, batch_size), """
+            params:
+              beam_width: %d
+              length_penalty: 0.6
+            infer:
+              batch_size: %d
+              length_bucket_width: 5
+            """ % (beam_size, batch_size))
+        return self.main_command(kept_path, step, threads, override) + [
+            "infer", "--features_file", source, "--predictions_file", output]
+
+    def ct2_export_command(self, kept_path, step, output_dir):
+        """The checkpoint as a CTranslate2 model (float32), by OpenNMT-tf's exporter: its
+        "ctranslate2" format runs the converter of the CTranslate2 in its venv (3.24, which
+        OpenNMT-tf 2.32 pins below 4), the same code as `ct2-opennmt-tf-converter`."""
+        return self.main_command(kept_path, step) + [
+            "export", "--output_dir", output_dir, "--format", "ctranslate2"]
+
     def decode(self, kept_path, step, out_path):
         raw = out_path + ".tokens"
-        self.run([self.bin("onmt-main"), "--model", os.path.join(self.run_dir, "model.py"),
-                  "--config", self.config,
-                  "--checkpoint_path", os.path.join(kept_path, "ckpt-%d" % step), "infer",
-                  "--features_file", self.data["peer_test_source"],
-                  "--predictions_file", raw],
-                 os.path.basename(out_path) + ".log", env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="1"))
+        self.run(self.infer_command(kept_path, step, self.data["peer_test_source"], raw,
+                                    self.args.beam_size, 32),
+                 os.path.basename(out_path) + ".log",
+                 env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="1"))
         return self.write_decodes(raw, out_path)
 
     def tokens_per_sec(self, log_path):
         text = open(log_path, errors="replace").read()
         # "Step = 10 ; steps/s = 0.09, tokens/s = 638 (302 source, 336 target) ; ..."
         return steady_rate([int(v) for v in re.findall(r"tokens/s = (\d+) \(", text)])
+
+    loss_definition = ("label-smoothed cross-entropy per target token (targets: 0.9 on the "
+                       "label, 0.1/(V-1) on the others), of the logged step alone")
+
+    def loss_curve(self, log_path):
+        """[(step, loss)] from "Step = 100 ; steps/s = ... ; Loss = 4.512345" lines."""
+        text = open(log_path, errors="replace").read()
+        return [(int(step), float(loss)) for step, loss in
+                re.findall(r"Step = (\d+) ;.*; Loss = ([\d.]+)", text)]
+
+    def loss_offset(self):
+        """The entropy of its smoothed targets over its vocabulary (t2t's ids but PAD and
+        EOS, plus <blank>, <s>, </s> and its <unk>): what its loss has on top of t2t's."""
+        return smoothed_target_entropy(0.1, vocabulary_size(self.data) + 2)
 
     def parameter_count(self, watcher):
         text = open(os.path.join(self.run_dir, "train.log"), errors="replace").read()
@@ -193,7 +272,7 @@ class Eole(Peer):
         vocab_size = sum(1 for _ in open(os.path.join(peer, "vocab.txt"))) + 8
         self.config = self.write("config.yaml", """
             seed: 1
-            report_every: %(every)d
+            report_every: %(log_every)d
             save_data: %(run)s/data
             overwrite: true
             src_vocab: %(peer)s/vocab.txt
@@ -226,7 +305,7 @@ class Eole(Peer):
                 position_encoding_type: SinusoidalInterleaved
             training:
               model_path: %(run)s/model
-              train_steps: 100000000
+              train_steps: %(max_step)d
               valid_steps: 100000000
               save_checkpoint_steps: %(every)d
               keep_checkpoint: 3
@@ -245,16 +324,46 @@ class Eole(Peer):
               decay_method: noam
               warmup_steps: 600
               label_smoothing: 0.1
+              normalization: tokens
               dropout: [0.2]
               attention_dropout: [0.1]
+              log_attention_entropy: false
               param_init_method: xavier_uniform
               max_grad_norm: 0
               world_size: 1
               gpu_ranks: []
             """ % {"run": self.run_dir, "peer": peer, "vocab_size": vocab_size,
-                   "every": self.args.checkpoint_steps})
-        command = [self.bin("eole"), "train", "-config", self.config]
+                   "every": self.args.checkpoint_steps, "log_every": self.args.log_steps,
+                   "max_step": self.args.max_steps or 100000000})
+        # eole_entry.py: the feed-forward block's inner dropout 0.1 (t2t's relu_dropout),
+        # which eole's config cannot set apart from `dropout`.
+        command = self.entry(relu_dropout=0.1) + ["train", "-config", self.config]
         return command, dict(os.environ), os.path.join(self.run_dir, "model"), self.find
+
+    def entry(self, threads=0, relu_dropout=None):
+        """eole's command line through bench/eole_entry.py (threads, inner dropout)."""
+        command = [self.python, os.path.join(HERE, "eole_entry.py"), "--threads=%d" % threads]
+        if relu_dropout is not None:
+            command.append("--relu_dropout=%s" % relu_dropout)
+        return command + ["--"]
+
+    def predict_command(self, kept_path, step, source, output, beam_size, batch_size,
+                        threads=0):
+        """`eole predict` in float32 (given: a checkpoint trained in 16 bits would
+        otherwise predict in them), GNMT's length penalty with alpha 0.6, batches of
+        batch_size sentences (eole sorts them by length)."""
+        return self.entry(threads) + [
+            "predict", "-model_path", os.path.join(kept_path, "step_%d" % step),
+            "-src", source, "-output", output, "-beam_size", str(beam_size),
+            "-length_penalty", "wu", "-alpha", "0.6", "-batch_size", str(batch_size),
+            "-batch_type", "sents", "-max_length", "200", "-compute_dtype", "fp32",
+            "-seed", "1"]
+
+    def ct2_export_command(self, kept_path, step, output_dir):
+        """The checkpoint as a CTranslate2 model (float32) by CTranslate2's eole converter
+        (ctranslate2.converters.eole_ct2, in the CTranslate2 4.8 that eole 0.6.4 requires)."""
+        return [self.python, "-m", "ctranslate2.converters.eole_ct2", "--model_path",
+                os.path.join(kept_path, "step_%d" % step), "--output_dir", output_dir]
 
     @staticmethod
     def find(model_dir):
@@ -269,12 +378,8 @@ class Eole(Peer):
 
     def decode(self, kept_path, step, out_path):
         raw = out_path + ".tokens"
-        self.run([self.bin("eole"), "predict", "-model_path",
-                  os.path.join(kept_path, "step_%d" % step),
-                  "-src", self.data["peer_test_source"], "-output", raw,
-                  "-beam_size", str(self.args.beam_size), "-length_penalty", "wu",
-                  "-alpha", "0.6", "-batch_size", "32", "-batch_type", "sents",
-                  "-max_length", "200"],
+        self.run(self.predict_command(kept_path, step, self.data["peer_test_source"], raw,
+                                      self.args.beam_size, 32),
                  os.path.basename(out_path) + ".log")
         return self.write_decodes(raw, out_path)
 
@@ -282,6 +387,26 @@ class Eole(Peer):
         text = open(log_path, errors="replace").read()
         pairs = re.findall(r"(\d+)/\s*(\d+) tok/s", text)
         return steady_rate([int(a) + int(b) for a, b in pairs])
+
+    loss_definition = ("label-smoothed cross-entropy per target token (torch's: 0.9 + 0.1/V "
+                       "on the label, 0.1/V on the others), over the steps since the previous "
+                       "point; ln of the logged perplexity (2 decimals, finer than its xent)")
+
+    def loss_curve(self, log_path):
+        """[(step, loss)] from "Step  5/  500; acc: 9.1; ppl: 1234.56; xent: 7.12; ..." lines."""
+        text = open(log_path, errors="replace").read()
+        return [(int(step), round(math.log(float(ppl)), 4)) for step, ppl in
+                re.findall(r"Step\s+(\d+)(?:/\s*\d+)?; acc:\s*[\d.]+; ppl:\s*([\d.]+);",
+                           text)]
+
+    def loss_offset(self):
+        """The entropy of torch's smoothed targets over eole's vocabulary (t2t's ids but
+        PAD and EOS, plus <unk>, <blank>, <s>, </s>, as its vocab.json lists)."""
+        size = vocabulary_size(self.data) + 2
+        for path in glob.glob(os.path.join(self.run_dir, "kept", "*", "*", "vocab.json")):
+            size = len(json.load(open(path))["tgt"])
+            break
+        return smoothed_target_entropy(0.1, size, off_value=0.1 / size)
 
     def parameter_count(self, watcher):
         text = open(os.path.join(self.run_dir, "train.log"), errors="replace").read()

@@ -1,4 +1,8 @@
-"""Draw bench_multi30k's BLEU-vs-minutes plot: `python multi30k_plot.py results.json out.png`.
+"""Draw bench_multi30k's plots: `python multi30k_plot.py results.json out.png`.
+
+BLEU against training minutes; beside it, when the results have loss curves, each
+system's training loss against steps (less the constant its label smoothing adds, so the
+curves are comparable; see bench_multi30k.py).
 
 Run by bench_multi30k.py with the python of a venv that has matplotlib.
 """
@@ -13,7 +17,21 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def main(results_path, png_path):
     results = json.load(open(results_path))
-    figure, axes = plt.subplots(figsize=(6.4, 4.2))
+    curves = [(r["system"], r["loss"]["curve"]) for r in results["systems"]
+              if r.get("loss", {}).get("curve")]
+    if curves:
+        figure, (axes, loss_axes) = plt.subplots(1, 2, figsize=(12.0, 4.2))
+        for system, curve in curves:
+            loss_axes.plot([point[0] for point in curve], [point[2] for point in curve],
+                           marker=".", label=system)
+        loss_axes.set_xlabel("training step")
+        loss_axes.set_ylabel("loss less its smoothing entropy (nats)")
+        loss_axes.set_title("Training loss")
+        loss_axes.set_ylim(bottom=0)
+        loss_axes.grid(alpha=0.3)
+        loss_axes.legend()
+    else:
+        figure, axes = plt.subplots(figsize=(6.4, 4.2))
     best = 0.0
     for result in results["systems"]:
         points = [(b["minutes"], b["bleu"]) for b in result["budgets"] if b["bleu"] is not None]

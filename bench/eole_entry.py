@@ -1,0 +1,52 @@
+"""eole's command line (`eole train|predict ...`) with two settings eole 0.6.4 has no option for.
+
+Run with the eole venv's python by bench_multi30k.py and bench_inference.py:
+
+    python bench/eole_entry.py --threads=2 --relu_dropout=0.1 -- train -config config.yaml
+
+- `--threads N`: torch's intra-op threads (torch.set_num_threads) and one inter-op thread,
+  as every system in bench_inference gets.
+- `--relu_dropout P`: the dropout inside the feed-forward block, after its activation
+  (T2T's relu_dropout, OpenNMT-tf's ffn_dropout). eole 0.6.4 applies its one `dropout`
+  value to the sub-layer outputs, the embeddings and that inner activation alike
+  (`TransformerMLP.dropout_1`); here the inner one gets P, at construction and whenever
+  eole updates its dropouts (`dropout_steps`), and the others keep `dropout`.
+"""
+import argparse
+import sys
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--threads", type=int, default=0, help="0: torch's default")
+    parser.add_argument("--relu_dropout", type=float, default=None,
+                        help="the feed-forward block's inner dropout; default eole's dropout")
+    args, rest = parser.parse_known_args()
+    if rest and rest[0] == "--":
+        rest = rest[1:]
+    import torch
+    if args.threads:
+        torch.set_num_threads(args.threads)
+        torch.set_num_interop_threads(1)
+    if args.relu_dropout is not None:
+        from eole.modules import transformer_mlp
+        mlp = transformer_mlp.MLP
+        relu_dropout = args.relu_dropout
+        original_init, original_update = mlp.__init__, mlp.update_dropout
+
+        def init(self, *a, **k):
+            original_init(self, *a, **k)
+            self.dropout_1.p = relu_dropout
+
+        def update_dropout(self, dropout):
+            original_update(self, dropout)
+            self.dropout_1.p = relu_dropout
+
+        mlp.__init__, mlp.update_dropout = init, update_dropout
+    from eole.bin.main import main as eole_main
+    sys.argv = ["eole"] + rest
+    eole_main()
+
+
+if __name__ == "__main__":
+    main()
