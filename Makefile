@@ -1,12 +1,15 @@
 # make test  : create a venv for the chosen Python, install t2t with its test extra, run the tests.
-# make demo  : same setup, then datagen -> train (transformer_tiny, 2,000 steps) -> evaluate ->
-#              greedy decode of the dev set on algorithmic_reverse_binary40_test (scripts/demo.sh).
-# make bench : same setup, then the benchmarks in bench/ (figures printed and written to bench/results/).
+# make demo  : create the venv, install t2t alone (no test extra), then datagen -> train
+#              (transformer_tiny, 2,000 steps) -> evaluate -> greedy decode of the dev set on
+#              algorithmic_reverse_binary40_test (scripts/demo.sh).
+# make bench : as make test's setup, then the benchmarks in bench/ (figures printed and written to bench/results/).
 # make docs  : install the docs extra into the venv, then build the documentation site into
 #              site/ with `mkdocs build --strict` (a broken link or reference fails it).
 # make check-package : install the release extra, then scripts/check_package.sh: build the
 #              wheel and sdist, twine check, install the wheel into fresh 3.13 and 3.11 venvs
 #              and run a small datagen -> train -> decode with the installed programs.
+# Each install has its stamp in the venv (.installed-test, .installed-demo), so a venv made by
+# `make demo` gets the test extra at the next `make test`.
 #
 # Which Python: PYTHON=<command, version or path> (e.g. PYTHON=python3.12, PYTHON=3.13);
 # otherwise the newest supported one found on PATH or in pyenv's versions. Each Python gets
@@ -36,7 +39,8 @@ endif
 PYVER := $(if $(PYBIN),$(shell $(PYBIN) -c 'import sys; print("%d.%d" % sys.version_info[:2])'))
 VENV := .venv-$(PYVER)
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-stamp
+STAMP := $(VENV)/.installed-test
+DEMO_STAMP := $(VENV)/.installed-demo
 DEMO_DIR ?= /tmp/t2t_demo
 
 .PHONY: test demo bench setup docs check-package clean which-python
@@ -52,16 +56,25 @@ $(VENV)/bin/python:
 	$(PYBIN) -m venv $(VENV)
 
 $(STAMP): $(VENV)/bin/python pyproject.toml
+	@echo "installing t2t with its test extra into $(VENV) (TensorFlow, tensorflow-text, pytest, hypothesis, Apache Beam, TFDS, Optuna, TF Hub): ~2-3 min with pip's cache warm, longer on a first download"
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
 	$(PY) -m pip check
-	@touch $(STAMP)
+	@touch $@
+	@if [ "$(LINK_DEFAULT)" = 1 ] && { [ -L .venv ] || [ ! -e .venv ]; }; then ln -sfn $(VENV) .venv; fi
+
+$(DEMO_STAMP): $(VENV)/bin/python pyproject.toml
+	@echo "installing t2t into $(VENV) (TensorFlow, tensorflow-text, numpy, sentencepiece, sacrebleu, absl-py): ~1-2 min with pip's cache warm, longer on a first download"
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	$(PY) -m pip check
+	@touch $@
 	@if [ "$(LINK_DEFAULT)" = 1 ] && { [ -L .venv ] || [ ! -e .venv ]; }; then ln -sfn $(VENV) .venv; fi
 
 test: $(STAMP)
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	@T2T_BIN=$(VENV)/bin bash scripts/demo.sh $(DEMO_DIR)
 
 bench: $(STAMP)

@@ -14,7 +14,7 @@ HPARAMS_SET=transformer_tiny
 # a constant rate the native backend's run ended on a noisy step: 0.72 sequence accuracy).
 HPARAMS="batch_size=512,learning_rate_schedule=constant*linear_warmup*single_cycle_cos_decay,learning_rate_constant=0.003,learning_rate_warmup_steps=100"
 BIN=${T2T_BIN:-.venv/bin}
-export TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-3}
+# TensorFlow's C++ start-up lines are hidden by `import t2t` (TF_CPP_MIN_LOG_LEVEL=0 shows them).
 # Progress lines stream through the pipes below (grep --line-buffered, sed -u).
 export PYTHONUNBUFFERED=1
 rm -rf "$DEMO_DIR/train"
@@ -22,6 +22,8 @@ mkdir -p "$DEMO_DIR/data" "$DEMO_DIR/tmp"
 START=$SECONDS
 
 # Every program's log lines, without absl's "I1127 02:13:27.753333 140480 file.py:70] " prefix.
+# A process logs the model's building details (features, body, optimizer, length buckets)
+# once; the decode step, a process of its own, leaves them out (the trainer showed them).
 strip_prefix() { sed -u -E 's/^[IWEF][0-9]{4} [0-9:.]+ +[0-9]+ [^]]+\] //'; }
 
 echo "== 1/4 t2t-datagen --problem=$PROBLEM (starting TensorFlow, then writing the TFRecords)"
@@ -44,5 +46,6 @@ $BIN/python scripts/demo_decode.py --problem="$PROBLEM" --model="$MODEL" \
   --hparams_set="$HPARAMS_SET" --hparams="$HPARAMS" --data_dir="$DEMO_DIR/data" \
   --output_dir="$DEMO_DIR/train" 2>&1 \
   | grep --line-buffered -vE "^W[0-9]{4} |^WARNING|^INFO|^Instructions for updating|^Use tf.keras instead" \
-  | grep --line-buffered -vE "^I[0-9]{4} .*(trainer_lib|t2t_model|optimize)\.py" | strip_prefix
+  | grep --line-buffered -vE "^I[0-9]{4} .*(trainer_lib|t2t_model|optimize|batching)\.py" \
+  | strip_prefix
 echo "== demo done in $((SECONDS - START)) s"

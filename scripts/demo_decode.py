@@ -7,6 +7,30 @@ The last step of `make demo`:
 """
 import argparse
 import os
+import sys
+
+
+def choose_examples(examples, count):
+    """Up to `count` of the (inputs, decode, reference) `examples` that show a reversal:
+    inputs that read differently backwards (a palindrome such as "1 1 1" decodes the same
+    whether the model reversed or copied it), one per length, spread from the shortest
+    length to the longest; the first of each length in decode order (deterministic). Too
+    few such examples: the first ones fill in.
+
+    >>> choose_examples([("1", "1", "1"), ("1 0", "0 1", "0 1"), ("1 1 0", "0 1 1", "0 1 1"),
+    ...                  ("0 1", "1 0", "1 0")], 2)
+    [('1 0', '0 1', '0 1'), ('1 1 0', '0 1 1', '0 1 1')]
+    """
+    first_of_length = {}
+    for example in examples:
+        symbols = example[0].split()
+        if symbols != symbols[::-1]:
+            first_of_length.setdefault(len(symbols), example)
+    lengths = sorted(first_of_length)
+    if len(lengths) > count > 1:
+        lengths = [lengths[round(i * (len(lengths) - 1) / (count - 1))] for i in range(count)]
+    chosen = [first_of_length[length] for length in lengths[:count]]
+    return chosen + [e for e in examples if e not in chosen][:count - len(chosen)]
 
 
 def main():
@@ -33,8 +57,12 @@ def main():
                                            decode_hparams=decode_hp)
     print("decoding the dev set with %s (building the decoding graph, then one batch at a "
           "time) ..." % os.path.basename(estimator.latest_checkpoint() or "?"), flush=True)
-    summary = decoding.decode_dev_sample(estimator, hparams, decode_hp, args.num_examples)
-    for inputs, decode, reference in zip(summary.inputs, summary.decodes, summary.references):
+    # Every dev example's strings are kept (the demo's dev set has 100), to choose from.
+    summary = decoding.decode_dev_sample(estimator, hparams, decode_hp, sys.maxsize)
+    chosen = choose_examples(list(zip(summary.inputs, summary.decodes, summary.references)),
+                             args.num_examples)
+    print("%d dev examples whose inputs are not palindromes, of varied length:" % len(chosen))
+    for inputs, decode, reference in chosen:
         print("  inputs:    %s\n  decode:    %s\n  reference: %s\n" % (inputs, decode, reference))
     print("sequence accuracy over %d dev examples: %.3f" % (summary.num_decoded,
                                                            summary.sequence_accuracy))

@@ -11,6 +11,14 @@ already used `tf.keras` as Keras 3 cannot switch back, and importing t2t there r
     import t2t                 # before the first use of tf.keras (or TF_USE_LEGACY_KERAS=1)
     tf.keras.layers.LSTMCell.__module__   # "tf_keras.src...." on TensorFlow 2.21
                                           # ("keras.src...." on 2.15: Keras 2 as it is)
+
+Importing t2t also hides TensorFlow's C++ start-up lines ("Could not find cuda drivers",
+"E0000 ... failed call to cuInit", the CPU instructions TensorFlow was not built for) when
+TF_CPP_MIN_LOG_LEVEL is not set: it sets the variable to 3 and, on TensorFlow 2.16+, filters
+the few lines TensorFlow prints at import whatever the level (`t2t.core.tf_notices`). A
+value you set is respected; to see the lines, set it to 0 and import t2t before TensorFlow:
+
+    $ TF_CPP_MIN_LOG_LEVEL=0 python -c "import t2t, tensorflow as tf; tf.constant(1) + 1"
 """
 import os as _os
 import sys as _sys
@@ -67,3 +75,7 @@ if (_tensorflow_version() or (2, 16)) >= (2, 16):
     # Not on TensorFlow 2.15, whose tf.keras is Keras 2 already (and which would need the
     # tf-keras package once the variable is set).
     _os.environ[_LEGACY_KERAS] = "1"
+
+from t2t.core import tf_notices as _tf_notices  # noqa: E402  (after the Keras choice)
+
+_tf_notices.quiet_tensorflow_logs()

@@ -5,7 +5,6 @@ A program defines its flags with absl, then hands its `main` to `run_main`:
     from absl import flags
     from t2t.utils import cli
 
-    cli.quiet_tensorflow_logs()           # before anything imports TensorFlow
     cli.define_common_flags(random_seed_default=429459)
 
     def main(argv):
@@ -27,11 +26,11 @@ line on stderr and exit code 2, as argparse does for usage errors; a user's modu
 on import (`UserCodeError`) is that line followed by the user's own frames only. Anything
 else is a bug and keeps its full traceback (exit code 1).
 Ctrl-C ends with exit code 130 and a one-line message instead of a traceback.
+TensorFlow's C++ start-up lines are hidden by `import t2t` itself (`t2t.core.tf_notices`),
+which every program runs before it imports TensorFlow.
 """
 import os
-import re
 import sys
-import tempfile
 import textwrap
 
 from absl import app, flags
@@ -204,44 +203,6 @@ def show_tensorflow_deprecations(show=False):
 def logging_handlers_of_root():
     import logging as std_logging
     return std_logging.getLogger().handlers
-
-
-def quiet_tensorflow_logs():
-    """Hide TensorFlow's native start-up chatter (CUDA probing, cuDNN factory "errors").
-
-    Call before TensorFlow is imported. Those lines would bury a program's one-line error;
-    real failures still raise Python exceptions. A TF_CPP_MIN_LOG_LEVEL the user set wins.
-    """
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    if os.environ["TF_CPP_MIN_LOG_LEVEL"] == "3" and "tensorflow" not in sys.modules:
-        _import_tensorflow_quietly()
-
-
-# What TensorFlow 2.16+'s native libraries print while `import tensorflow` runs, whatever
-# TF_CPP_MIN_LOG_LEVEL says: absl's pre-initialisation notice and its I/W/E lines.
-_NATIVE_NOISE = re.compile(
-    r"WARNING: All log messages before absl::InitializeLog\(\) is called are written to "
-    r"STDERR$|[IWE]\d{4} \d\d:\d\d:\d+\.\d+ +\d+ \S+:\d+\] ")
-
-
-def _import_tensorflow_quietly():
-    """Import TensorFlow with the native stderr (fd 2) captured, then pass on every line
-    but `_NATIVE_NOISE`, so a program's one-line error stays one line on TF 2.21."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile() as capture:
-        os.dup2(capture.fileno(), 2)
-        try:
-            import tensorflow  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
-        finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
-            capture.seek(0)
-            for line in capture.read().decode("utf-8", "replace").splitlines(True):
-                if not _NATIVE_NOISE.match(line.rstrip("\n")):
-                    sys.stderr.write(line)
-            sys.stderr.flush()
 
 
 def define_once(define_fn, name, default, help_text, flag_values=None):

@@ -13,11 +13,8 @@ import os
 from absl import flags, logging
 
 from t2t.bin import cli
-
-cli.quiet_tensorflow_logs()
-
-from t2t.core import errors  # noqa: E402  (after the TF log setting)
-from t2t.training import avg_checkpoints  # noqa: E402
+from t2t.core import errors
+from t2t.training import avg_checkpoints
 
 FLAGS = flags.FLAGS
 

@@ -18,15 +18,11 @@ import os
 import time
 
 from absl import flags, logging
+import tensorflow as tf
 
 from t2t.bin import cli
-
-cli.quiet_tensorflow_logs()
-
-import tensorflow as tf  # noqa: E402  (after the TF log setting)
-
-from t2t.core import errors  # noqa: E402  (after the TF log setting)
-from t2t.evaluation import bleu_hook  # noqa: E402
+from t2t.core import errors
+from t2t.evaluation import bleu_hook
 
 FLAGS = flags.FLAGS
 

@@ -26,10 +26,7 @@ import logging as std_logging
 from absl import flags, logging
 
 from t2t.bin import cli
-
-cli.quiet_tensorflow_logs()
-
-from t2t.core import errors  # noqa: E402  (after the TF log setting)
+from t2t.core import errors
 
 FLAGS = flags.FLAGS
 PROGRAM = "t2t-cache-tasks"

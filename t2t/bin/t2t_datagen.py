@@ -15,11 +15,8 @@ parses them and calls `t2t.datagen.datagen`.
 from absl import flags, logging
 
 from t2t.bin import cli
-
-cli.quiet_tensorflow_logs()
-
-from t2t.core import registry  # noqa: E402  (after the TF log setting)
-from t2t.datagen import datagen  # noqa: E402
+from t2t.core import registry
+from t2t.datagen import datagen
 
 FLAGS = flags.FLAGS
 

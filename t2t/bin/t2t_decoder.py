@@ -32,26 +32,22 @@ Flags are T2T 1.15.7's; the trainer's (--problem, --model, --hparams_set, --hpar
 """
 import os
 
+import tensorflow as tf
 from absl import flags, logging
 
 from t2t.bin import cli
-from t2t.core.modes import ModeKeys
-
-cli.quiet_tensorflow_logs()
-
-import tensorflow as tf  # noqa: E402  (after the TF log setting)
-
-from t2t.bin import flags as t2t_flags  # noqa: E402
-from t2t.core import backend_choice, errors, hparam, registry  # noqa: E402
+from t2t.bin import flags as t2t_flags
+from t2t.core import backend_choice, errors, hparam, registry
 from t2t.core import random_seed, usr_dir
-from t2t.data import shard_check  # noqa: E402
-from t2t.decoding import decoding  # noqa: E402  (after the TF log setting)
+from t2t.data import shard_check
+from t2t.decoding import decoding
 from t2t.decoding import input_checks
-from t2t.decoding import predictor  # noqa: E402
+from t2t.decoding import predictor
+from t2t.core.modes import ModeKeys
 from t2t.decoding import scoring
 from t2t.model import model_hparams
-from t2t.training import run_config as run_config_lib  # noqa: E402
-from t2t.training import trainer_lib  # noqa: E402
+from t2t.training import run_config as run_config_lib
+from t2t.training import trainer_lib
 
 FLAGS = flags.FLAGS
 

@@ -31,11 +31,10 @@ from absl import flags, logging
 
 from t2t.bin import cli
 from t2t.bin import t2t_decoder  # The trainer and decoder flags, and their helpers.
-
-from t2t.core import registry  # noqa: E402
+from t2t.core import registry
 from t2t.core import random_seed
-from t2t.hub import export as hub_export  # noqa: E402
-from t2t.serving import export  # noqa: E402  (t2t_decoder set the TF log level first)
+from t2t.hub import export as hub_export
+from t2t.serving import export
 
 FLAGS = flags.FLAGS
 

@@ -31,11 +31,8 @@ import sys
 from absl import flags, logging
 
 from t2t.bin import cli
-
-cli.quiet_tensorflow_logs()
-
-from t2t.bin import flags as t2t_flags  # noqa: E402,F401  (defines the trainer flags)
-from t2t.core import errors  # noqa: E402  (after the TF log setting)
+from t2t.bin import flags as t2t_flags  # noqa: F401  (defines the trainer flags)
+from t2t.core import errors
 from t2t.core import random_seed, usr_dir
 
 FLAGS = flags.FLAGS

@@ -16,11 +16,8 @@ import sys
 from absl import flags, logging
 
 from t2t.bin import cli
-
-cli.quiet_tensorflow_logs()
-
-from t2t.core import errors  # noqa: E402  (after the TF log setting)
-from t2t.tydiqa import evaluation  # noqa: E402
+from t2t.core import errors
+from t2t.tydiqa import evaluation
 
 FLAGS = flags.FLAGS
 

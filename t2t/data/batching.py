@@ -34,6 +34,7 @@ from typing import Any, List, Optional
 import tensorflow as tf
 from absl import logging
 
+from t2t.core.log_once import info_once
 from t2t.data import windows
 from t2t.data.input_settings import InputSettings
 from t2t.data.record_windows import RecordWindows
@@ -356,7 +357,7 @@ def _batch_packed_rows(dataset, rows, row_length, pad_to_row_length):
     for name, spec in dataset.element_spec.items():
         fill = row_length if pad_to_row_length else None
         padded_shapes[name] = [dim if dim is not None else fill for dim in spec.shape.as_list()]
-    logging.info("Batching packed rows of length %s: %d rows per batch", row_length, rows)
+    info_once("Batching packed rows of length %s: %d rows per batch", row_length, rows)
     return dataset.padded_batch(rows, padded_shapes)
 
 
@@ -540,8 +541,8 @@ class LengthBuckets(BatchingStrategy):
     def batch(self, dataset, context):
         scheme = hparams_to_batching_scheme(context.hparams, shard_multiplier=context.num_shards,
                                             length_multiplier=context.length_multiplier)
-        logging.info("Length buckets %s with batch sizes %s", scheme["boundaries"],
-                     scheme["batch_sizes"])
+        info_once("Length buckets %s with batch sizes %s", scheme["boundaries"],
+                  scheme["batch_sizes"])
         if can_measure_in_windows(dataset.element_spec):
             dataset = windows.bucket_batches_of_windows(
                 measured_windows(dataset, self.window_size, context.min_length,

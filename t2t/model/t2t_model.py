@@ -33,6 +33,7 @@ from absl import logging
 from t2t.core.hparam import HParams
 from t2t.core.modes import ModeKeys
 from t2t.core import registry
+from t2t.core.log_once import info_once
 from t2t.layers import common_layers
 from t2t.layers import losses as losses_lib
 from t2t.layers import modalities
@@ -169,8 +170,8 @@ class T2TModel:
             target_vocab = self._padded_vocab_size("targets", hparams)
             if (input_vocab is not None and target_vocab is not None and
                     input_vocab != target_vocab):
-                logging.info("Unsetting shared_embedding_and_softmax_weights "
-                             "(input vocab %d != target vocab %d).", input_vocab, target_vocab)
+                info_once("Unsetting shared_embedding_and_softmax_weights "
+                          "(input vocab %d != target vocab %d).", input_vocab, target_vocab)
                 hparams.shared_embedding_and_softmax_weights = False
         if self._problem_hparams:
             for feature_name, modality in self._problem_hparams.modality.items():
@@ -358,12 +359,11 @@ class T2TModel:
         with tf.compat.v1.variable_scope(tf.compat.v1.get_variable_scope(), use_resource=True):
             transformed_features = self.bottom(features)
             with tf.compat.v1.variable_scope("body"):
-                logging.info("Building model body")
+                info_once("Building model body")
                 body_out = self.body(transformed_features)
             output, losses = self._normalize_body_output(body_out)
             if "training" in losses:
-                logging.info("Skipping T2TModel top and loss: the body returned a "
-                             "training loss")
+                info_once("Skipping T2TModel top and loss: the body returned a training loss")
                 return output, losses
             logits = self.top(output, features)
             losses["training"] = 0.0
@@ -412,16 +412,16 @@ class T2TModel:
                 bottom = self._hparams.bottom.get(feature_name,
                                                   modalities.get_targets_bottom(modality))
                 with tf.compat.v1.variable_scope(scope_name):
-                    logging.info("Transforming feature '%s' with %s.targets_bottom",
-                                 feature_name, modality_name)
+                    info_once("Transforming feature '%s' with %s.targets_bottom",
+                              feature_name, modality_name)
                     transformed[feature_name] = bottom(features[feature_name], self._hparams,
                                                        vocab_size)
             else:
                 bottom = self._hparams.bottom.get(feature_name, modalities.get_bottom(modality))
                 reuse = True if modality_name in previous_modalities else None
                 with tf.compat.v1.variable_scope(modality_name, reuse=reuse):
-                    logging.info("Transforming feature '%s' with %s.bottom",
-                                 feature_name, modality_name)
+                    info_once("Transforming feature '%s' with %s.bottom",
+                              feature_name, modality_name)
                     transformed[feature_name] = bottom(features[feature_name], self._hparams,
                                                        vocab_size)
                 previous_modalities.append(modality_name)
@@ -458,7 +458,7 @@ class T2TModel:
         vocab_size = self._padded_vocab_size(feature_name)
         name = self._modality_name(feature_name)
         with tf.compat.v1.variable_scope(name):
-            logging.info("Transforming body output with %s.top", name)
+            info_once("Transforming body output with %s.top", name)
             top = self._hparams.top.get(feature_name, modalities.get_top(modality))
             last_only = (getattr(top, "pointwise", False) and self.is_predicting and
                          not self._hparams.get("force_full_predict"))
@@ -530,8 +530,8 @@ class T2TModel:
         """Train op minimizing `loss`; the learning rate is divided by sqrt(replicas)."""
         lr = learning_rate_lib.learning_rate_schedule(self._hparams)
         if num_async_replicas > 1:
-            logging.info("Dividing learning rate by num_async_replicas: %d",
-                         num_async_replicas)
+            info_once("Dividing learning rate by num_async_replicas: %d",
+                      num_async_replicas)
         lr /= math.sqrt(float(num_async_replicas))
         return optimize_lib.optimize(loss, lr, self._hparams, use_tpu=use_tpu,
                                      variables=variables)

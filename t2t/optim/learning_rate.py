@@ -21,7 +21,8 @@ Everything here builds graph tensors reading `tf.compat.v1.train.get_or_create_g
 import math
 
 import tensorflow as tf
-from absl import logging
+
+from t2t.core.log_once import info_once
 
 # Factor names understood by `learning_rate_factor`, for messages.
 LEARNING_RATE_FACTORS = (
@@ -42,7 +43,7 @@ def _global_step(hparams):
                   if hparams is not None else None)
     if not multiplier:
         return step
-    logging.info("Dividing global step by %d for multi-step optimizer.", multiplier)
+    info_once("Dividing global step by %d for multi-step optimizer.", multiplier)
     return step / float(multiplier)
 
 
@@ -67,7 +68,7 @@ def learning_rate_factor(name, step_num, hparams):
     """
     warmup_steps = float(hparams.learning_rate_warmup_steps)
     if name == "constant":
-        logging.info("Base learning rate: %f", hparams.learning_rate_constant)
+        info_once("Base learning rate: %f", hparams.learning_rate_constant)
         return hparams.learning_rate_constant
     if name == "linear_warmup":
         return tf.minimum(1.0, step_num / warmup_steps)
@@ -123,7 +124,7 @@ def learning_rate_schedule(hparams):
         ret *= learning_rate_factor(name, step_num, hparams)
     minimum = hparams.get("learning_rate_minimum")
     if minimum:
-        logging.info("Applying learning rate minimum: %f", float(minimum))
+        info_once("Applying learning rate minimum: %f", float(minimum))
         ret = tf.maximum(ret, float(minimum))
     return ret
 
@@ -155,7 +156,7 @@ def legacy_learning_rate_schedule(hparams):
         warmup = _learning_rate_warmup(hparams.learning_rate_warmup_steps, hparams=hparams)
         decay = _learning_rate_decay(hparams, hparams.learning_rate_warmup_steps)
         ret = tf.where(step_num < warmup_steps, warmup, decay)
-    logging.info("Base learning rate: %f", hparams.learning_rate)
+    info_once("Base learning rate: %f", hparams.learning_rate)
     return ret * _optimizer_correction(hparams) * hparams.learning_rate
 
 
@@ -185,7 +186,7 @@ def _learning_rate_decay(hparams, warmup_steps=0):
     global_step = _global_step(hparams)
     if not scheme or scheme == "none":
         return tf.constant(1.0)
-    logging.info("Applying learning rate decay: %s.", scheme)
+    info_once("Applying learning rate decay: %s.", scheme)
     if scheme == "exp":
         progress = (global_step - warmup_steps) / hparams.learning_rate_decay_steps
         if hparams.learning_rate_decay_staircase:
@@ -221,7 +222,7 @@ def _learning_rate_warmup(warmup_steps, warmup_schedule="exp", hparams=None):
     """
     if not warmup_steps:
         return tf.constant(1.0)
-    logging.info("Applying %s learning rate warmup for %d steps", warmup_schedule, warmup_steps)
+    info_once("Applying %s learning rate warmup for %d steps", warmup_schedule, warmup_steps)
     warmup_steps = float(warmup_steps)
     global_step = _global_step(hparams)
     if warmup_schedule == "exp":

@@ -20,6 +20,7 @@ import tensorflow as tf
 from absl import logging
 
 from t2t.core import registry
+from t2t.core.log_once import info_once
 from t2t.optim import adafactor as adafactor_lib
 from t2t.optim import multistep_optimizer
 
@@ -77,13 +78,13 @@ def optimize(loss, learning_rate, hparams, use_tpu=False, variables=None):
         raise ValueError("the loss does not depend on any trainable variable; check that the "
                          "model builds its variables before optimize() is called")
     if hparams.grad_noise_scale:
-        logging.info("Adding noise to gradients, noise scale: %0.5f", hparams.grad_noise_scale)
+        info_once("Adding noise to gradients, noise scale: %0.5f", hparams.grad_noise_scale)
         grads_and_vars = _add_gradient_noise(grads_and_vars, hparams.grad_noise_scale)
     gradients = [g for g, _ in grads_and_vars]
     if summaries:
         tf.compat.v1.summary.scalar("global_norm/gradient_norm", tf.linalg.global_norm(gradients))
     if hparams.clip_grad_norm:
-        logging.info("Clipping gradients, norm: %0.5f", hparams.clip_grad_norm)
+        info_once("Clipping gradients, norm: %0.5f", hparams.clip_grad_norm)
         gradients, _ = tf.clip_by_global_norm(gradients, float(hparams.clip_grad_norm))
         grads_and_vars = list(zip(gradients, [v for _, v in grads_and_vars]))
     if summaries and hparams.summarize_grads:
@@ -241,19 +242,19 @@ class ConditionalOptimizer(tf.compat.v1.train.Optimizer):
 
     def __init__(self, optimizer_name, lr, hparams, use_tpu=False):
         super().__init__(use_locking=False, name="ConditionalOptimizer")
-        logging.info("Using optimizer %s", optimizer_name)
+        info_once("Using optimizer %s", optimizer_name)
         self._opt = registry.optimizer(optimizer_name)(lr, hparams)
         accumulate_steps = hparams.optimizer_multistep_accumulate_steps
         if accumulate_steps and accumulate_steps > 1 and not isinstance(
                 self._opt, multistep_optimizer.MultistepOptimizer):
-            logging.info("Accumulating gradients over %d steps", accumulate_steps)
+            info_once("Accumulating gradients over %d steps", accumulate_steps)
             self._opt = multistep_optimizer.MultistepOptimizer(self._opt, accumulate_steps)
         if _mixed_precision_is_enabled(hparams):
             self._opt = _loss_scale_optimizer(self._opt, hparams)
         if use_tpu:
             self._opt = tf.compat.v1.tpu.CrossShardOptimizer(self._opt)
         if hparams.get("gpu_automatic_mixed_precision"):
-            logging.info("Using GPU automatic mixed precision with dynamic loss scaling")
+            info_once("Using GPU automatic mixed precision with dynamic loss scaling")
             self._opt = tf.compat.v1.mixed_precision.enable_mixed_precision_graph_rewrite(
                 self._opt, loss_scale="dynamic")
         self._zero_grads = hparams.optimizer_zero_grads
@@ -334,7 +335,7 @@ def weight_noise(noise_rate, learning_rate, var_list):
     """Ops adding `truncated_normal * noise_rate * learning_rate * 0.001` to each variable."""
     if not noise_rate:
         return [tf.no_op()]
-    logging.info("Applying weight noise scaled by learning rate, noise_rate: %0.5f", noise_rate)
+    info_once("Applying weight noise scaled by learning rate, noise_rate: %0.5f", noise_rate)
     noise_ops = []
     for v in var_list:
         with tf.device(v.device):
@@ -354,7 +355,7 @@ def weight_decay(decay_rate, var_list, skip_biases=True):
     """
     if not decay_rate:
         return 0.0
-    logging.info("Applying weight decay, decay_rate: %0.5f", decay_rate)
+    info_once("Applying weight decay, decay_rate: %0.5f", decay_rate)
     weight_decays = []
     for v in var_list:
         # A heuristic that detects the biases of tf/keras layers.
@@ -391,7 +392,7 @@ def log_variable_sizes(var_list=None, tag=None, verbose=False):
             logging.info("Weight    %s\tshape    %s\tsize    %d", v.name[:-2].ljust(80),
                          str(v.shape).ljust(20), v_size)
         total_size += v_size
-    logging.info("%s Total size: %d", tag, total_size)
+    info_once("%s Total size: %d", tag, total_size)
     return total_size
 
 
@@ -418,7 +419,7 @@ def get_variable_initializer(hparams):
     if not hparams.initializer:
         return None
     if not tf.executing_eagerly():
-        logging.info("Using variable initializer: %s", hparams.initializer)
+        info_once("Using variable initializer: %s", hparams.initializer)
     gain = hparams.initializer_gain
     if hparams.initializer == "orthogonal":
         return tf.compat.v1.orthogonal_initializer(gain=gain)

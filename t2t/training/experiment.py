@@ -36,6 +36,7 @@ from t2t.core.modes import ModeKeys
 from t2t.model import model_hparams
 from t2t.training import backends
 from t2t.training import eval_events
+from t2t.training import eval_throttle
 from t2t.training import run_config as run_config_lib
 from t2t.training import train_log
 
@@ -169,6 +170,38 @@ class CheckpointLogListener(tf.compat.v1.train.CheckpointSaverListener):
         logging.info("Saved checkpoint at step %d", global_step_value)
 
 
+class EvalThrottleListener(tf.compat.v1.train.CheckpointSaverListener):
+    """Logs a checkpoint whose evaluation a local `tf.estimator.train_and_evaluate` skips
+    for `throttle_secs` (--eval_throttle_seconds); tf.estimator says so at its INFO level
+    only, which the programs hide.
+
+    tf.estimator's own listener runs right after this one for each checkpoint: it passes
+    over the checkpoint training starts from, evaluates the next one, then each saved at
+    least `throttle_secs` after the previous evaluation began. This follows the same rule
+    (`eval_throttle.EvalThrottle`), so its line names the checkpoints that listener skips.
+    """
+
+    def __init__(self, throttle_secs, max_steps=None):
+        self._throttle_secs = throttle_secs
+        self._max_steps = max_steps
+        self._throttle = None
+        self._first_save = True
+
+    def begin(self):
+        self._throttle = eval_throttle.EvalThrottle(self._throttle_secs)
+        self._first_save = True
+
+    def after_save(self, session, global_step_value):
+        del session
+        if self._first_save:   # the checkpoint training starts from: never evaluated
+            self._first_save = False
+        elif self._throttle.due():
+            self._throttle.record_evaluation()
+        elif self._max_steps is None or global_step_value < self._max_steps:
+            # (The final checkpoint is evaluated when training ends, throttled or not.)
+            self._throttle.skipped(global_step_value)
+
+
 class EarlyStoppingHook(tf.compat.v1.train.SessionRunHook):
     """Stops training when the evaluation metric has plateaued (see has_metric_plateaued).
 
@@ -297,7 +330,13 @@ class T2TExperiment:
                 self._estimator.config.task_type == "evaluator"):
             return self._evaluate_each_checkpoint(eval_spec)
         self._clear_early_stop()
-        result = tf.estimator.train_and_evaluate(self._estimator, self._train_spec, eval_spec)
+        train_spec = self._train_spec
+        if not run_config_lib.is_distributed() and eval_spec.throttle_secs:
+            train_spec = tf.estimator.TrainSpec(
+                train_spec.input_fn, max_steps=train_spec.max_steps, hooks=train_spec.hooks,
+                saving_listeners=tuple(train_spec.saving_listeners) + (
+                    EvalThrottleListener(eval_spec.throttle_secs, train_spec.max_steps),))
+        result = tf.estimator.train_and_evaluate(self._estimator, train_spec, eval_spec)
         self._record_early_stop()
         if isinstance(result, tuple) and result and isinstance(result[0], dict):
             self.last_eval_result = result[0]

@@ -56,8 +56,9 @@ def _shapes(checkpoint_dir):
 
 
 def _count_traces(monkeypatch):
-    """{step name: times traced}: tf.function runs a step's Python code only to trace it."""
-    traces = {"train": 0, "eval": 0}
+    """{step name: times traced}: tf.function runs a step's Python code only to trace it
+    ("build": the forward pass that makes the variables before a replica function runs)."""
+    traces = {"build": 0, "train": 0, "eval": 0}
 
     def counting(key, original):
         def step(self, features):     # the step's own signature: tf.function reads it
@@ -65,7 +66,8 @@ def _count_traces(monkeypatch):
             return original(self, features)
         return step
 
-    for key, name in (("train", "_replica_train_step"), ("eval", "_eval_step")):
+    for key, name in (("build", "_build_graph"), ("train", "_replica_train_step"),
+                      ("eval", "_eval_step")):
         monkeypatch.setattr(functions_lib.NativeModelFunctions, name,
                             counting(key, getattr(functions_lib.NativeModelFunctions, name)))
     return traces
@@ -157,8 +159,9 @@ def test_early_stopping_reads_eval_events(data_dir, tmp_path, monkeypatch):
     assert experiment.stopped_early_at_step == 10
     assert tf.train.latest_checkpoint(model_dir).endswith("model.ckpt-10")
     assert sorted(eval_events.read_eval_metrics(os.path.join(model_dir, "eval"))) == [5, 10]
-    # One trace of each step for the whole run (every extra trace costs seconds at startup).
-    assert traces == {"train": 1, "eval": 1}
+    # One trace of each step for the whole run (every extra trace costs seconds at startup);
+    # on one device the train step's trace makes the variables, with no forward pass first.
+    assert traces == {"build": 0, "train": 1, "eval": 1}
     # The stop is recorded, so an evaluator following the run stops after the final
     # checkpoint instead of waiting --eval_timeout_mins (60 here) for step 1000.
     assert eval_events.early_stop_step(model_dir, train_steps=1000) == 10
@@ -194,7 +197,7 @@ def test_runner_saves_the_job_and_resumes_it(data_dir, tmp_path, monkeypatch):
     assert (prepared.backend, prepared.resuming) == ("native", False)
     runner.run(prepared)
     # --schedule=train traces no eval step (nor reads the eval data).
-    assert traces == {"train": 1, "eval": 0}
+    assert traces == {"build": 0, "train": 1, "eval": 0}
     assert runner.TrainingJob.load(model_dir) == job
     with open(os.path.join(model_dir, "hparams.json")) as hparams_file:
         assert json.load(hparams_file)["hidden_size"] == 16

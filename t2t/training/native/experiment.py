@@ -32,6 +32,7 @@ from t2t.core.modes import ModeKeys
 from t2t.model import model_hparams
 from t2t.decoding import predictor as predictor_lib
 from t2t.training import eval_events
+from t2t.training import eval_throttle
 from t2t.training import train_log
 from t2t.training.native import functions as functions_lib
 from t2t.training.native import strategies
@@ -216,7 +217,7 @@ class NativeExperiment:
         stopper = self._early_stopper()
         last_save_time = last_summary_time = time.monotonic()
         last_summary_step = last_saved_step = step
-        last_eval_time = None
+        throttle = eval_throttle.EvalThrottle(throttle_secs)
         iterator = iter(self._train_input)
         while step < max_steps:
             loss, tokens, examples, learning_rate, new_step = functions.train_step(
@@ -236,11 +237,11 @@ class NativeExperiment:
             if due and step < max_steps:
                 self._save(step)
                 last_saved_step, last_save_time = step, time.monotonic()
-                if evaluate_every_checkpoint and (
-                        last_eval_time is None or
-                        time.monotonic() - last_eval_time >= (throttle_secs or 0)):
+                if evaluate_every_checkpoint and throttle.due():
                     self._evaluate_now(step)
-                    last_eval_time = time.monotonic()
+                    throttle.record_evaluation()
+                elif evaluate_every_checkpoint:
+                    throttle.skipped(step)
             if stopper is not None and stopper(step):
                 break
         if last_saved_step != step:

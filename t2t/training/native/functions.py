@@ -186,8 +186,14 @@ class NativeModelFunctions:
             return variable
 
         spec = relaxed_spec(replica_element_spec)
+        # Under tf.distribute's default strategy (one device) the train step's trace makes
+        # the variables itself; a replica function of any other strategy cannot make them,
+        # so the model is built once before it (and for an evaluation-only build).
+        one_device = (not tf.distribute.has_strategy() and
+                      self._strategy is tf.distribute.get_strategy())
         with self._strategy.scope(), tf.variable_creator_scope(record):
-            tf.function(self._build_graph, autograph=False).get_concrete_function(spec)
+            if train_input_spec is None or not one_device:
+                tf.function(self._build_graph, autograph=False).get_concrete_function(spec)
             if train_input_spec is not None:
                 # Traced once, for the training dataset's own element spec: its unknown
                 # dimensions are the ones that vary (a second trace would make new slots),
