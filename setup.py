@@ -42,6 +42,10 @@ TUNE = ["optuna==4.5.0"]
 # t2t-cache-tasks (seqio's cache format on Apache Beam). 2.77.0 resolves beside TF 2.15.1,
 # numpy<2 and TF 2.15's protobuf, and beside TF 2.21 with numpy 2 and protobuf 6.
 BEAM = ["apache-beam==2.77.0"]
+# The CTranslate2 engine (t2t-exporter --export_format=ctranslate2, t2t-decoder
+# --engine=ctranslate2, t2t.load(..., engine="ctranslate2")): C++ int8/float32 inference on
+# CPU; 4.8 has wheels for Python 3.9-3.13 and works beside numpy 1 and 2.
+CTRANSLATE2 = ["ctranslate2>=4.8,<4.9"]
 
 setup(
     name="t2t",
@@ -81,9 +85,11 @@ setup(
         # t2t.seqio.TfdsDataSource (TensorFlow Datasets).
         "tfds": TFDS,
         "beam": BEAM,
+        "ctranslate2": CTRANSLATE2,
         # pytest-xdist: `make test` runs test files in parallel processes (CI runs the
         # suite on two stacks within its hour).
-        "test": ["pytest", "pytest-xdist", "hypothesis"] + HUB + TFDS + TUNE + BEAM,
+        "test": ["pytest", "pytest-xdist", "hypothesis"] + HUB + TFDS + TUNE + BEAM +
+                CTRANSLATE2,
     },
     entry_points={
         "console_scripts": [

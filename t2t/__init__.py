@@ -67,3 +67,13 @@ if (_tensorflow_version() or (2, 16)) >= (2, 16):
     # Not on TensorFlow 2.15, whose tf.keras is Keras 2 already (and which would need the
     # tf-keras package once the variable is set).
     _os.environ[_LEGACY_KERAS] = "1"
+
+
+def load(path, **kwargs):
+    """A trained model, loaded once to decode and score text: `t2t.inference.load`.
+
+        model = t2t.load("~/t2t_train/m30k")
+        model.decode(["A man rides a horse."])      # ['Ein Mann reitet auf einem Pferd.']
+    """
+    from t2t import inference  # TensorFlow and the model code load only when used
+    return inference.load(path, **kwargs)
