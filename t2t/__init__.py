@@ -79,3 +79,13 @@ if (_tensorflow_version() or (2, 16)) >= (2, 16):
 from t2t.core import tf_notices as _tf_notices  # noqa: E402  (after the Keras choice)
 
 _tf_notices.quiet_tensorflow_logs()
+
+
+def load(path, **kwargs):
+    """A trained model, loaded once to decode and score text: `t2t.inference.load`.
+
+        model = t2t.load("~/t2t_train/m30k")
+        model.decode(["A man rides a horse."])      # ['Ein Mann reitet auf einem Pferd.']
+    """
+    from t2t import inference  # TensorFlow and the model code load only when used
+    return inference.load(path, **kwargs)

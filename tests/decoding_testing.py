@@ -6,6 +6,7 @@ subprocesses running t2t-decoder can load it too. One pytest process trains it o
 """
 import difflib
 import os
+import shutil
 import textwrap
 
 import tensorflow as tf
@@ -176,3 +177,18 @@ def dev_pairs(data_dir):
         pairs.append(tuple(encoder.decode(list(example[k].int64_list.value)[:-1])
                            for k in ("inputs", "targets")))
     return pairs
+
+
+def copy_as_training_folder(trained, folder):
+    """Copy the trained model into `folder` as t2t-trainer leaves one: its `checkpoint` file
+    relative (train_in_graph's Saver wrote absolute paths) and `t2t_model.json` with the
+    vocabularies, so the folder decodes on its own (t2t.load, t2t-decoder --output_dir)."""
+    from t2t.model import decoding_assets
+    shutil.copytree(trained["model_dir"], folder)
+    latest = os.path.basename(tf.train.latest_checkpoint(trained["model_dir"]))
+    tf.compat.v1.train.update_checkpoint_state(folder, latest,
+                                               all_model_checkpoint_paths=[latest])
+    decoding_assets.save_decoding_assets(folder, make_hparams(trained["data_dir"]), MODEL,
+                                         HPARAMS_SET, hparams_overrides=HPARAMS,
+                                         t2t_usr_dir=trained["usr_dir"])
+    return folder

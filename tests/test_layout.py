@@ -37,7 +37,8 @@ LAYERS = [
     "training",    # run config, experiment, trainer_lib, checkpoint averaging
     "tuning",      # hyperparameter search on Optuna (trials are trainer runs)
     "datagen",     # t2t-datagen's library
-    "serving",     # SavedModel export, in-graph vocabularies
+    "serving",     # SavedModel and CTranslate2 export, in-graph vocabularies
+    "inference",   # t2t.load: trained models from Python (TensorFlow or CTranslate2 engines)
     "seqio_training",  # t2t models on SeqIO: T2T problems as tasks, TaskProblem, predict/score
     "hub",         # TF Hub text SavedModels (preprocessor, encoder, embedding)
     "bin",         # the programs and their flags

@@ -45,6 +45,7 @@ from t2t.decoding import input_checks
 from t2t.decoding import predictor
 from t2t.core.modes import ModeKeys
 from t2t.decoding import scoring
+import t2t.inference.loading as loading
 from t2t.model import model_hparams
 from t2t.training import run_config as run_config_lib
 from t2t.training import trainer_lib
@@ -71,6 +72,16 @@ def define_decoder_flags():
     _define(flags.DEFINE_bool, "decode_in_memory", False, "Decode in memory.")
     _define(flags.DEFINE_bool, "disable_grappler_optimizations", False, "Disable Grappler "
             "(works around tensor format errors).")
+    if "engine" not in FLAGS:
+        flags.DEFINE_enum("engine", "tensorflow", ["tensorflow", "ctranslate2"],
+                          "tensorflow: decode with TensorFlow (--backend); ctranslate2: "
+                          "decode --decode_from_file or --decode_interactive with CTranslate2 "
+                          "(a CTranslate2 export in --output_dir, or the checkpoint converted "
+                          "once into <output_dir>/export/; needs the ctranslate2 package).")
+    _define(flags.DEFINE_string, "quantization", "float32", "With --engine=ctranslate2 on a "
+            "checkpoint, or t2t-exporter --export_format=ctranslate2: the weights' type "
+            "(float32, int8, int8_float32, int16; float16, bfloat16, int8_float16, "
+            "int8_bfloat16 on GPUs).")
     if "backend" not in FLAGS:
         flags.DEFINE_enum("backend", "auto", list(backend_choice.BACKENDS), "estimator: decode "
                           "through tf.estimator (TensorFlow 2.15 only); native: restore the "
@@ -87,9 +98,12 @@ RUN_FLAGS_HELP = {
     "problem": None, "model": None, "hparams_set": None,
     "hparams": "Overrides (name=value,...) of the hparams the run was trained with (its "
                "hparams.json in --output_dir is read first).",
-    "data_dir": "The problem's data folder (its vocabulary; the dev set to decode).",
+    "data_dir": "The problem's data folder (the dev set to decode; the vocabulary when "
+                "the training folder holds no copy of it).",
     "output_dir": "The training folder (t2t-trainer --output_dir): its latest checkpoint, "
-                  "hparams.json and flags.txt.",
+                  "hparams.json, and t2t_model.json with the vocabulary (or flags.txt), "
+                  "which give --problem, --model, --hparams_set and --data_dir when not "
+                  "set; with --engine=ctranslate2 also a CTranslate2 export.",
     "checkpoint_path": None, "t2t_usr_dir": None, "registry_help": None, "random_seed": None,
     "show_tf_deprecations": None, "decode_hparams": None,
 }
@@ -99,7 +113,7 @@ DECODER_FLAGS = dict(RUN_FLAGS_HELP, **{name: None for name in (
     "disable_grappler_optimizations",
     # A SeqIO Task or Mixture.
     "mixture_or_task_name", "module_import", "task_feature_lengths", "task_eval_split",
-    "use_cached_tasks")})
+    "use_cached_tasks", "engine", "quantization")})
 DECODER_FLAGS.update(
     backend="estimator: decode through tf.estimator (TensorFlow 2.15 only); native: restore "
             "the checkpoint into a session without it; auto: estimator where tf.estimator "
@@ -160,11 +174,46 @@ def require_flags(*names):
                                ", ".join("--" + name for name in missing))
 
 
+def model_flags_from_folder(model_dir):
+    """Fill --problem, --model, --hparams_set (and import --t2t_usr_dir) from what a training
+    folder or export records (t2t_model.json, job.json or flags.txt), when not given."""
+    if not model_dir or not os.path.isdir(os.path.expanduser(model_dir)):
+        return
+    try:
+        source = loading.find_model(model_dir, data_dir=FLAGS.data_dir)
+    except errors.UserError:
+        return  # the flags must then say what it is (require_flags names the missing ones)
+    assets = source.assets
+    for name, value in (("problem", assets.problem), ("model", assets.model),
+                        ("hparams_set", assets.hparams_set)):
+        if not getattr(FLAGS, name):
+            setattr(FLAGS, name, value)
+    if (not FLAGS.hparams and assets.hparams_overrides and
+            not os.path.exists(os.path.join(source.folder, trainer_lib.HPARAMS_FILENAME))):
+        FLAGS.hparams = assets.hparams_overrides  # no hparams.json to restore them from
+    if assets.t2t_usr_dir and not FLAGS.t2t_usr_dir:
+        FLAGS.t2t_usr_dir = assets.t2t_usr_dir  # what an export of this model records
+        usr_dir.import_usr_dir(assets.t2t_usr_dir)
+
+
+def vocabulary_dir(output_dir):
+    """--data_dir, else the training folder when it holds the vocabulary copies, else the
+    data_dir the run recorded."""
+    if FLAGS.data_dir:
+        return os.path.expanduser(FLAGS.data_dir)
+    if not output_dir or not os.path.isdir(output_dir):
+        return None
+    try:
+        return loading.find_model(output_dir).data_dir
+    except errors.UserError:
+        return None
+
+
 def hparams_from_flags():
     """create_hparams with the trainer flags (hparams.json from --output_dir if present)."""
     output_dir = os.path.expanduser(FLAGS.output_dir) if FLAGS.output_dir else ""
     hparams_path = os.path.join(output_dir, "hparams.json") if output_dir else None
-    data_dir = os.path.expanduser(FLAGS.data_dir) if FLAGS.data_dir else None
+    data_dir = vocabulary_dir(output_dir)
     return trainer_lib.create_hparams(FLAGS.hparams_set, FLAGS.hparams, data_dir=data_dir,
                                       problem_name=FLAGS.problem, hparams_path=hparams_path)
 
@@ -282,7 +331,12 @@ def main(argv):
     # Flags, names and files first: a mistake is one line before any TensorFlow work.
     if FLAGS.mixture_or_task_name:
         return main_task()
+    model_flags_from_folder(FLAGS.output_dir or (
+        os.path.dirname(os.path.expanduser(FLAGS.checkpoint_path)) if FLAGS.checkpoint_path
+        else None))
     require_flags("problem", "model", "hparams_set")
+    if FLAGS.engine == "ctranslate2":
+        return main_ctranslate2()
     backend_choice.resolve_backend(FLAGS.backend)
     if FLAGS.use_tpu:
         raise errors.UserError("t2t-decoder does not decode on TPUs; drop --use_tpu")
@@ -309,6 +363,46 @@ def main(argv):
         raise shard_check.explain_data_loss(
             error, model_hparams.attached_problem(hparams).data_files(hparams.data_dir, split),
             problem_name=FLAGS.problem, data_dir=hparams.data_dir) from None
+    return 0
+
+
+def main_ctranslate2():
+    """--engine=ctranslate2: decode --decode_from_file (or typed lines) with CTranslate2."""
+    import t2t.inference
+    from t2t.inference import file_decoding
+    from t2t.serving import ctranslate2_export
+    if not (FLAGS.decode_from_file or FLAGS.decode_interactive):
+        raise errors.UserError("--engine=ctranslate2 decodes --decode_from_file or "
+                               "--decode_interactive; decode the dev set with "
+                               "--engine=tensorflow")
+    if FLAGS.score_file:
+        raise errors.UserError("--score_file scores with --engine=tensorflow")
+    decode_hp = create_decode_hparams()
+    file_decoding.unsupported_decode_hparams(decode_hp, "ctranslate2")
+    ctranslate2_export.check_quantization(FLAGS.quantization)
+    check_input_files(decode_hp.delimiter)
+    path = FLAGS.checkpoint_path or FLAGS.output_dir
+    if not path:
+        raise errors.UserError("give --output_dir (a training folder or a CTranslate2 "
+                               "export) or --checkpoint_path")
+    model = t2t.inference.load(
+        path, engine="ctranslate2", data_dir=FLAGS.data_dir, quantization=FLAGS.quantization,
+        max_input_size=decode_hp.max_input_size if decode_hp.max_input_size > 0 else None)
+    settings = file_decoding.settings_from_decode_hparams(decode_hp)
+    with model:
+        if FLAGS.decode_interactive:
+            count = file_decoding.decode_typed_lines(model, settings)
+            print("t2t-decoder: decoded %d inputs" % count)
+            return 0
+        filename = os.path.expanduser(FLAGS.decode_from_file)
+        out_path = (os.path.expanduser(FLAGS.decode_to_file) if FLAGS.decode_to_file else
+                    decoding.decode_filename(filename, FLAGS.problem, decode_hp, FLAGS.model,
+                                             FLAGS.hparams_set))
+        lines = file_decoding.decode_file(
+            model, filename, out_path, settings, batch_size=decode_hp.batch_size or 32,
+            delimiter=decode_hp.delimiter, write_scores=decode_hp.write_beam_scores)
+    print("t2t-decoder: decoded %d lines of %s into %s (CTranslate2)" % (
+        len(lines), FLAGS.decode_from_file, out_path))
     return 0
 
 

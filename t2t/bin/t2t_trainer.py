@@ -169,7 +169,8 @@ def training_job(overrides, **names):
         model_name=FLAGS.model, hparams_set=FLAGS.hparams_set, output_dir=output_dir(),
         data_dir=data_dir(), hparams_overrides=overrides, backend=FLAGS.backend,
         train_steps=FLAGS.train_steps, eval_steps=FLAGS.eval_steps,
-        run_config=run_config_flag_kwargs(), experiment=experiment_flag_kwargs(), **names)
+        run_config=run_config_flag_kwargs(), experiment=experiment_flag_kwargs(),
+        t2t_usr_dir=FLAGS.t2t_usr_dir or "", **names)
 
 
 def flags_text(names=None):

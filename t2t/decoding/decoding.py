@@ -194,6 +194,9 @@ def _decode_filename(base_filename, problem_name, decode_hp, model_name=None,
         suffix=suffix)
 
 
+decode_filename = _decode_filename  # the public name, for the other engines' file decoding
+
+
 def log_decode_results(inputs, outputs, problem_name, prediction_idx, inputs_vocab,
                        targets_vocab, targets=None, save_images=False, output_dir=None,
                        identity_output=False, log_results=True, skip_eos_postprocess=False):

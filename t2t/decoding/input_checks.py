@@ -241,7 +241,8 @@ def cut_long_inputs(id_lists, limit):
     return cut, count_long_inputs(id_lists, limit)
 
 
-def long_inputs_warning(number_long, total, limit, what_sets_it, source, cut=False):
+def long_inputs_warning(number_long, total, limit, what_sets_it, source, cut=False,
+                        how_to_cut="--decode_hparams=max_input_size=%d"):
     """The one warning line for inputs longer than `limit` ids (EOS included).
 
         long_inputs_warning(1, 3, 128, "hparams.max_length=128: training dropped longer "
@@ -253,16 +254,18 @@ def long_inputs_warning(number_long, total, limit, what_sets_it, source, cut=Fal
         long_inputs_warning(1, 3, 50, "--decode_hparams=max_input_size=50", "in.txt", cut=True)
         # "in.txt: 1 of 3 inputs were cut to 50 ids (EOS included) by
         #  --decode_hparams=max_input_size=50"
+
+    `how_to_cut` names the setting that cuts (`t2t.load(..., max_input_size=N)` in Python).
     """
     which = "the input" if total == 1 else "%d of %d inputs" % (number_long, total)
     if cut:
         return "%s: %s %s cut to %d ids (EOS included) by %s" % (
             source, which, "was" if total == 1 else "were", limit, what_sets_it)
     return ("%s: %s %s longer than the %d ids (EOS included) the model was trained on (%s); "
-            "%s decoded in full, slowly and likely badly; cut %s with "
-            "--decode_hparams=max_input_size=%d" % (
+            "%s decoded in full, slowly and likely badly; cut %s with %s" % (
                 source, which, "is" if total == 1 else "are", limit, what_sets_it,
-                "it is" if total == 1 else "they are", "it" if total == 1 else "them", limit))
+                "it is" if total == 1 else "they are", "it" if total == 1 else "them",
+                how_to_cut % limit))
 
 
 def limit_input_lengths(id_lists, hparams, decode_hp, source):

@@ -226,6 +226,7 @@ class TokenTextEncoder(TextEncoder):
         super().__init__(num_reserved_ids=num_reserved_ids)
         self._reverse = reverse
         self._replace_oov = replace_oov
+        self.filename = vocab_filename or None  # the vocab file read, when there is one
         if vocab_filename:
             self._init_vocab_from_file(vocab_filename)
         elif vocab_list is not None:

@@ -27,15 +27,19 @@ import time
 import tensorflow as tf
 from absl import logging
 
+from t2t.core import atomic_files
 from t2t.core import errors
 from t2t.decoding import decoding
 from t2t.decoding import predictor
 from t2t.encoders import graph_ops
+from t2t.model import decoding_assets
 from t2t.model import model_hparams
+from t2t.training import trainer_lib
 
 _v1 = tf.compat.v1
 
 STRING_SIGNATURE = "serving_default"
+ASSETS_EXTRA = "assets.extra"
 EXAMPLE_SIGNATURE = "serialized_example"
 
 
@@ -97,7 +101,7 @@ def _new_export_path(export_dir):
 
 
 def export_saved_model(model_name, hparams, checkpoint_path, export_dir, decode_hp=None,
-                       as_text=False):
+                       as_text=False, assets=None):
     """Write a SavedModel of `model_name` with `checkpoint_path`'s weights.
 
     Args:
@@ -109,6 +113,10 @@ def export_saved_model(model_name, hparams, checkpoint_path, export_dir, decode_
       decode_hp: decode hparams (beam_size, alpha, extra_length, return_beams,
         max_input_size); default `decoding.decode_hparams()`.
       as_text: write saved_model.pbtxt instead of saved_model.pb.
+      assets: {"hparams_set", "hparams_overrides", "t2t_usr_dir"} recorded in
+        `assets.extra/t2t_model.json` beside the vocabularies, so `t2t.load(path)` decodes
+        text with the SavedModel (t2t-exporter gives them; without them TensorFlow alone
+        serves it).
 
     Returns:
       The path of the SavedModel. Signatures: "serving_default" (string "inputs") when
@@ -146,15 +154,42 @@ def export_saved_model(model_name, hparams, checkpoint_path, export_dir, decode_
             signatures[STRING_SIGNATURE] = example_signature
         saver = _v1.train.Saver(_v1.global_variables())
         path = _new_export_path(export_dir)
-        with _v1.Session(graph=graph) as sess:
+        # Written under a temporary name: an interrupted export leaves no partial version.
+        with atomic_files.atomic_output_dir(path) as tmp, \
+                _v1.Session(graph=graph) as sess:
             saver.restore(sess, checkpoint_path)
-            builder = _v1.saved_model.Builder(path)
+            builder = _v1.saved_model.Builder(tmp)
             builder.add_meta_graph_and_variables(
                 sess, [tf.saved_model.SERVING], signature_def_map=signatures,
                 main_op=_v1.tables_initializer(), strip_default_attrs=True)
             builder.save(as_text=as_text)
+            if assets and assets.get("hparams_set"):
+                save_assets(tmp, model_name, hparams, checkpoint_path, decode_hp, assets)
     logging.info("Exported %s (checkpoint %s) to %s", model_name, checkpoint_path, path)
     return path
+
+
+def assets_dir(saved_model_path):
+    """Where t2t keeps `t2t_model.json`, hparams.json and vocabularies in a SavedModel."""
+    return os.path.join(saved_model_path, ASSETS_EXTRA)
+
+
+def save_assets(path, model_name, hparams, checkpoint_path, decode_hp, assets):
+    """`t2t_model.json` (with the decode settings the graph was built with), hparams.json
+    and the vocabulary files in `<path>/assets.extra`, for `t2t.load(path)`."""
+    folder = assets_dir(path)
+    os.makedirs(folder, exist_ok=True)
+    trainer_lib.save_metadata(folder, hparams)
+    decoding_assets.save_decoding_assets(
+        folder, hparams, model_name, assets["hparams_set"],
+        hparams_overrides=assets.get("hparams_overrides", ""),
+        t2t_usr_dir=assets.get("t2t_usr_dir", ""), export="saved_model",
+        export_settings={
+            "checkpoint": os.path.basename(checkpoint_path),
+            "beam_size": int(decode_hp.beam_size), "alpha": float(decode_hp.alpha),
+            "nbest": int(decode_hp.beam_size) if decode_hp.return_beams else 1,
+            "extra_length": int(decode_hp.extra_length),
+            "max_input_size": int(decode_hp.max_input_size)})
 
 
 def make_example(inputs_ids):

@@ -29,6 +29,7 @@ from absl import logging
 from t2t.core import atomic_files
 from t2t.core import backend_choice
 from t2t.core import errors
+from t2t.model import decoding_assets
 from t2t.model import model_hparams
 from t2t.training import backends
 from t2t.training import run_config as run_config_lib
@@ -44,7 +45,8 @@ class TrainingJob:
     `run_config` holds `run_config.RunConfigSpec` fields (model_dir is `output_dir`),
     `experiment` the `trainer_lib.ExperimentSpec` fields besides model, problem, data_dir
     and steps; `resume_flags` more flags a resumed run must repeat (e.g. a task's
-    feature lengths).
+    feature lengths); `t2t_usr_dir` the user's folder of registrations, recorded so the
+    trained model loads without the flag (`t2t.load`).
     """
     model_name: str
     hparams_set: str
@@ -59,6 +61,7 @@ class TrainingJob:
     run_config: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     experiment: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     resume_flags: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    t2t_usr_dir: str = ""
 
     def __post_init__(self):
         if bool(self.problem_name) == bool(self.mixture_or_task_name):
@@ -204,7 +207,9 @@ def make_experiment(prepared: PreparedRun, exporters_fn=None, decode_hparams=Non
 
 def run(prepared: PreparedRun, flags_text=None, t2t_flags_text=None, exporters_fn=None,
         decode_hparams=None):
-    """Run the job's schedule; the chief first writes hparams.json, flags.txt and job.json.
+    """Run the job's schedule; the chief first writes hparams.json, flags.txt and job.json,
+    and for a problem (not a SeqIO task) `t2t_model.json` with copies of the vocabulary
+    files, so the folder decodes without the data (`model.decoding_assets`).
 
     Returns what the schedule returns (the last evaluation's metrics, or None).
     """
@@ -213,6 +218,10 @@ def run(prepared: PreparedRun, flags_text=None, t2t_flags_text=None, exporters_f
     if is_chief and job.schedule != "run_std_server":
         trainer_lib.save_metadata(job.output_dir, prepared.hparams, flags_text=flags_text,
                                   t2t_flags_text=t2t_flags_text)
+        if job.problem_name:
+            decoding_assets.save_decoding_assets(
+                job.output_dir, prepared.hparams, job.model_name, job.hparams_set,
+                hparams_overrides=job.hparams_overrides, t2t_usr_dir=job.t2t_usr_dir)
         job.save()
     logging.info("Running schedule %s on %s in %s (%s backend)", job.schedule,
                  job.problem_name or job.mixture_or_task_name, job.output_dir, prepared.backend)
