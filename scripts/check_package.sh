@@ -3,7 +3,7 @@
 # twine, then for each Python (default 3.13 and 3.11: both TensorFlow stacks) install the
 # wheel by its distribution name into a fresh venv under a temporary folder, run `pip check`,
 # and run a tiny version of the README's tour with the installed programs (t2t-datagen,
-# t2t-trainer for 20 steps, t2t-decoder on a 3-line file). Each venv is deleted after its
+# t2t-trainer for 20 steps, t2t-decoder on a 3-line file, t2t.load from Python). Each venv is deleted after its
 # stack, the temporary folder at the end (also on failure).
 #
 # The stacks run side by side: most of an install is waiting on files and the index, and
@@ -82,12 +82,16 @@ print("check_package: import t2t from", t2t.__file__.rsplit("/", 2)[0],
   [ -f train/model.ckpt-20.index ] || { say "no model.ckpt-20"; return 1; }
   phase "t2t-trainer, 20 steps"
   printf '1 0 0 1 1\n0 1\n1 1 1 0 1 0\n' >inputs.txt
-  t2t-decoder "${MODEL_FLAGS[@]}" --data_dir=data --output_dir=train \
-    --decode_hparams='beam_size=2,alpha=0.6' --decode_from_file=inputs.txt \
-    --decode_to_file=decodes.txt >decoder.log 2>&1 || { tail -20 decoder.log; return 1; }
+  # The training folder holds what decoding needs: no --problem, --model or --data_dir.
+  t2t-decoder --output_dir=train --decode_hparams='beam_size=2,alpha=0.6' \
+    --decode_from_file=inputs.txt --decode_to_file=decodes.txt >decoder.log 2>&1 \
+    || { tail -20 decoder.log; return 1; }
   lines=$(wc -l <decodes.txt)
   [ "$lines" -eq 3 ] || { say "decodes.txt has $lines lines, not 3"; return 1; }
   phase "t2t-decoder, 3 lines"
+  python -c 'import t2t; print("check_package: t2t.load decodes", t2t.load("train").decode(
+    ["1 0 0 1 1", "0 1"], beam_size=2))' 2>load.log || { tail -20 load.log; return 1; }
+  phase "t2t.load(train).decode, 2 lines"
   deactivate
   cd "$work"
   rm -rf "$venv" "$tour"

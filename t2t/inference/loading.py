@@ -61,9 +61,9 @@ def _newest_saved_model(export_dir):
 def _assets_of_training_folder(folder):
     """DecodingAssets from t2t_model.json, else from job.json or flags.txt (older runs)."""
     assets = decoding_assets.read_decoding_assets(folder)
-    if assets is not None:
-        return assets, None
     job = runner.TrainingJob.load(folder)
+    if assets is not None:
+        return assets, job.data_dir if job is not None else None
     if job is not None and job.problem_name:
         return decoding_assets.DecodingAssets(
             model=job.model_name, hparams_set=job.hparams_set, problem=job.problem_name,
