@@ -92,7 +92,8 @@ class Bench:
         """The environment of every decoding process: 2 threads for whatever reads these."""
         threads = str(self.args.threads)
         return dict(os.environ, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads,
-                    TF_NUM_INTRAOP_THREADS=threads, TF_NUM_INTEROP_THREADS="1", **extra)
+                    TF_NUM_INTRAOP_THREADS=threads, TF_NUM_INTEROP_THREADS="1",
+                    OMP_WAIT_POLICY=self.args.omp_wait_policy, **extra)
 
     def run_once(self, command, log_path, env=None):
         """An untimed preparation step (export, conversion); its output in `log_path`."""
@@ -377,6 +378,10 @@ def parse_args(argv=None):
     parser.add_argument("--venv_dir", default=os.path.expanduser("~/.cache/t2t/bench_venvs"))
     parser.add_argument("--peer_python", default="python3.11")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--omp_wait_policy", default="PASSIVE", choices=("PASSIVE", "ACTIVE"),
+                        help="OpenMP's, for every system (CTranslate2 and PyTorch use "
+                             "OpenMP): spinning threads (ACTIVE) starve each other as soon "
+                             "as anything else runs on the 2 cores (t2t sets PASSIVE)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--test_lines", type=int, default=0,
                         help="decode only the first N test sentences (smoke runs); 0: all")
@@ -423,6 +428,7 @@ def main(argv=None):
     report = {
         "problem": PROBLEM, "hparams_set": HPARAMS_SET, "step": args.step,
         "test_lines": bench.count, "repeats": args.repeats, "threads": args.threads,
+        "omp_wait_policy": args.omp_wait_policy,
         "timing": "wall time of a process decoding all sentences minus that of the same "
                   "process decoding the first sentence (start-up, model loading and first-"
                   "call tracing cancel); median over repeats, systems interleaved; "

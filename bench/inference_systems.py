@@ -140,6 +140,42 @@ class T2tSavedModel(System):
             self.bench.env(TF_CPP_MIN_LOG_LEVEL="2")
 
 
+class T2tCt2(System):
+    """`t2t-exporter --export_format=ctranslate2` (t2t's own converter), decoded by the same
+    CTranslate2 4.8 worker as the peers' exports: any gap to them is the converter's. The
+    export names each subword id by its number, so the source is the ids with EOS."""
+    name = "t2t_ct2"
+    engine = "CTranslate2 (float32)"
+    source_kind = "ids"
+    output_kind = "ids"
+    quantization = "float32"
+    converter = "t2t-exporter --export_format=ctranslate2"
+    length_penalty = "CTranslate2's: log P / |y|^0.6, |y| without EOS, once finished"
+
+    def prepare(self):
+        model_dir, self.step = self.bench.t2t_checkpoint()
+        self.model = os.path.join(self.bench.work_dir, self.name)
+        source = self.bench.t2t_source()
+        if not self.bench.prepared(self.model, source):
+            self.bench.run_once([os.path.join(self.bench.args.t2t_bin, "t2t-exporter")] +
+                                self.bench.t2t_flags(model_dir) + [
+                "--checkpoint_path=%s" % os.path.join(model_dir, "model.ckpt-%d" % self.step),
+                "--export_format=ctranslate2", "--quantization=" + self.quantization,
+                "--export_dir=" + self.model], self.model + ".log",
+                self.bench.env(TF_CPP_MIN_LOG_LEVEL="2"))
+            self.bench.mark_prepared(self.model, source)
+        return self.step
+
+    def command(self, setting, source, output):
+        return self.bench.ct2_worker(self.model, setting, source, output,
+                                     compute_type=self.quantization)
+
+
+class T2tCt2Int8(T2tCt2):
+    name, engine, quantization = "t2t_ct2_int8", "CTranslate2 (int8)", "int8"
+    converter = "t2t-exporter --export_format=ctranslate2 --quantization=int8"
+
+
 def worker_flags(setting, source, output, threads):
     return ["--source=" + source, "--output=" + output, "--beam_size=%d" % setting.beam_size,
             "--batch_size=%d" % setting.batch_size, "--length_penalty=%s" % ALPHA,
@@ -217,8 +253,8 @@ class EoleCt2(PeerCt2):
     converter = "CTranslate2 4.8's eole converter (ctranslate2.converters.eole_ct2)"
 
 
-SYSTEMS = {cls.name: cls for cls in (T2tDecoder, T2tSavedModel, OpenNMTTFInfer, EolePredict,
-                                     OpenNMTTFCt2, EoleCt2)}
+SYSTEMS = {cls.name: cls for cls in (T2tDecoder, T2tSavedModel, T2tCt2, T2tCt2Int8,
+                                     OpenNMTTFInfer, EolePredict, OpenNMTTFCt2, EoleCt2)}
 
 
 def git_commit(path):

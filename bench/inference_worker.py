@@ -37,8 +37,9 @@ def batches_longest_first(lines, batch_size):
 
 
 def token_ids(tokens):
-    """["t17", "t4", "<unk>"] -> [17, 4]."""
-    return [int(token[1:]) for token in tokens if re.fullmatch(r"t\d+", token)]
+    """["t17", "t4", "<unk>"] -> [17, 4] (the peers' tokens); ["17", "4"] -> [17, 4]
+    (t2t's CTranslate2 export names each id by its number)."""
+    return [int(token.lstrip("t")) for token in tokens if re.fullmatch(r"t?\d+", token)]
 
 
 def savedmodel_decoder(args):

@@ -7,19 +7,23 @@ wrote (`t2t.serving.ctranslate2_export`).
 
 How t2t's decode settings map onto CTranslate2's:
 - beam_size: the same (1 is greedy: the most likely id at each step, as t2t's greedy).
-- alpha: CTranslate2's `length_penalty`. Both divide a finished hypothesis's log-probability
-  by a power of its length, but not the same one: T2T by ((5 + n) / 6) ** alpha with n its
-  length including EOS (GNMT's penalty), applied at every step when it compares finished
-  hypotheses with the best alive one, so it also decides when the search stops; CTranslate2
-  by n ** alpha with n its length without EOS, applied once to the finished hypotheses, and
-  its search stops when beam_size hypotheses have finished. alpha=0 is the same in both
-  (no penalty) except for when the search stops.
+- alpha: T2T divides a finished hypothesis's log-probability by ((5 + n) / 6) ** alpha, n
+  its length including EOS (GNMT's penalty); CTranslate2's own `length_penalty` divides by
+  n ** alpha, n without EOS. So that alpha means what it means in t2t, beam search runs
+  in CTranslate2 with no penalty (`length_penalty=0`), returns its beam_size finished
+  hypotheses with their log-probabilities, and they are ranked here by T2T's penalty. What
+  still differs: T2T applies the penalty at every step, when it compares finished
+  hypotheses with the best alive one (which also decides when its search stops);
+  CTranslate2 stops when beam_size hypotheses have finished. On the Multi30k model (beam
+  4, alpha 0.6, 1,000 test sentences) the two agree on 991 sentences, BLEU 26.19 against
+  TensorFlow's 26.18 (CTranslate2's own penalty: 945 sentences, BLEU 26.39).
 - extra_length: `max_decoding_length` = the batch's longest input + extra_length, as T2T's
   decode length (its input length + extra_length) but per batch, and at most the export's
   position table (1,024).
-- nbest: `num_hypotheses` (with `return_scores`).
-Scores: CTranslate2's are the (length-penalised) log-probabilities; `score` sums the
-per-token log-probabilities CTranslate2 gives, EOS included.
+- nbest: the best `nbest` of the beam_size hypotheses.
+Scores: log-probabilities divided by T2T's length penalty (beam search), or the plain
+log-probability (greedy); `score` sums the per-token log-probabilities CTranslate2 gives,
+EOS included.
 """
 from absl import logging
 
@@ -40,6 +44,11 @@ def _ids(tokens):
             break
         ids.append(token_id)
     return ids
+
+
+def gnmt_length_penalty(length, alpha):
+    """T2T's (GNMT's) length penalty ((5 + length) / 6) ** alpha; `length` counts EOS."""
+    return ((5.0 + length) / 6.0) ** float(alpha)
 
 
 class CTranslate2Engine:
@@ -63,14 +72,22 @@ class CTranslate2Engine:
                             self.max_positions)
         longest = min(max(len(ids) for ids in id_lists), self.max_positions)
         max_length = min(longest + settings.extra_length, self.max_positions - 1)
+        beam = settings.beam_size > 1
         results = self.translator.translate_batch(
             [_tokens(ids) for ids in id_lists], beam_size=settings.beam_size,
-            length_penalty=float(settings.alpha), num_hypotheses=settings.nbest,
+            length_penalty=0.0, num_hypotheses=settings.beam_size if beam else 1,
             max_input_length=self.max_positions, max_decoding_length=max_length,
             return_scores=True)
-        return [[(_ids(tokens), float(score))
-                 for tokens, score in zip(result.hypotheses, result.scores)]
-                for result in results]
+        decodes = []
+        for result in results:
+            hypotheses = [(_ids(tokens), float(score))
+                          for tokens, score in zip(result.hypotheses, result.scores)]
+            if beam:
+                hypotheses = sorted(
+                    ((ids, score / gnmt_length_penalty(len(ids) + 1, settings.alpha))
+                     for ids, score in hypotheses), key=lambda hypothesis: -hypothesis[1])
+            decodes.append(hypotheses[:settings.nbest])
+        return decodes
 
     def score(self, source_id_lists, target_id_lists):
         for ids in target_id_lists:

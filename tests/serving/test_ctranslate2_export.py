@@ -116,6 +116,14 @@ def test_greedy_and_beam_decodes_equal_tensorflows(trained, exported):
         beam_tf, beam_ct2 = (m.decode(words, beam_size=3, alpha=0.0)
                              for m in (tf_model, ct2_model))
         assert sum(a == b for a, b in zip(beam_tf, beam_ct2)) >= len(words) - 1
+        # alpha means T2T's length penalty in both engines: the same best hypotheses, with
+        # the same penalised scores (CTranslate2's own penalty divides by n ** alpha).
+        nbest_tf, nbest_ct2 = (m.decode(words, beam_size=3, alpha=1.0, nbest=2)
+                               for m in (tf_model, ct2_model))
+        same = [(a[0], b[0]) for a, b in zip(nbest_tf, nbest_ct2) if a[0].text == b[0].text]
+        assert len(same) >= len(words) - 1
+        assert [b.score for _, b in same] == pytest.approx([a.score for a, _ in same],
+                                                           abs=1e-3)
         pairs = [(w, w.upper()) for w in WORDS] + [("ab", "BA")]
         scores_tf, scores_ct2 = (m.score(*zip(*pairs)) for m in (tf_model, ct2_model))
         assert scores_ct2 == pytest.approx(scores_tf, abs=1e-4)
