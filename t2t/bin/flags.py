@@ -64,8 +64,10 @@ _TRAINER_FLAGS = (
      "data runs out first)."),
     ("integer", "local_eval_frequency", 1000, "Save checkpoints and run evaluation every N "
      "steps during local training."),
-    ("integer", "save_checkpoints_secs", 0, "Save checkpoints every this many seconds "
-     "instead (0: every max(iterations_per_loop, local_eval_frequency) steps)."),
+    ("integer", "save_checkpoints_secs", 600, "Also save a checkpoint when this many "
+     "seconds have passed since the last one (0: only every --local_eval_frequency steps), "
+     "so a run that dies loses minutes; evaluations follow the step-based ones. Not on "
+     "TPUs."),
     ("integer", "keep_checkpoint_max", 20, "How many recent checkpoints to keep."),
     ("integer", "keep_checkpoint_every_n_hours", 10000, "Also keep one checkpoint every this "
      "many hours (the default effectively disables it)."),

@@ -46,6 +46,7 @@ from t2t.decoding import predictor
 from t2t.core.modes import ModeKeys
 from t2t.decoding import scoring
 import t2t.inference.loading as loading
+from t2t.model import checkpoint_files
 from t2t.model import model_hparams
 from t2t.training import run_config as run_config_lib
 from t2t.training import trainer_lib
@@ -137,7 +138,8 @@ def create_estimator(model_name, hparams, model_dir, decode_hp, disable_grappler
 
 
 def resolve_checkpoint(checkpoint_path, output_dir):
-    """(model_dir, checkpoint prefix) from --checkpoint_path / --output_dir; UserError if none.
+    """(model_dir, checkpoint prefix) from --checkpoint_path / --output_dir; UserError if none
+    or if it cannot be read (naming the broken file and the folder's intact checkpoints).
 
         resolve_checkpoint("train/model.ckpt-300", "")   # ("train", "train/model.ckpt-300")
         resolve_checkpoint(None, "train")                # ("train", <its latest checkpoint>)
@@ -163,6 +165,7 @@ def resolve_checkpoint(checkpoint_path, output_dir):
     if not checkpoint_path:
         raise errors.UserError("no checkpoint in %s; train there first or pass "
                                "--checkpoint_path" % model_dir)
+    checkpoint_files.check_readable(checkpoint_path)
     return model_dir, checkpoint_path
 
 

@@ -22,6 +22,17 @@ Rerunning the same command resumes from the latest checkpoint with the hparams s
 machines: set TF_CONFIG on each (chief, workers, ps, evaluator) and use
 --schedule=train_and_evaluate. Errors a user can fix are one line on stderr, exit 2.
 
+Checkpoints come every --local_eval_frequency steps and every --save_checkpoints_secs
+seconds (600), whichever first. SIGTERM (how schedulers stop jobs) or Ctrl-C saves one at
+the current step and exits with the shell's code for the signal, 143 or 130:
+
+    # W Received SIGTERM: saving a checkpoint at the current step, then stopping (...)
+    t2t-trainer: stopped by SIGTERM at step 1,234; saved ~/t2t_train/reverse/model.ckpt-1234:
+    rerun the same command to resume
+
+A second signal ends it at once. A resumed run whose newest checkpoint cannot be read
+(a truncated file) resumes from the newest one that can, and says which it skipped.
+
 Also runnable as `python -m t2t.bin.t2t_trainer`. This file reads the flags and calls
 `t2t.training.runner` (which picks the backend: --backend=auto|estimator|native).
 """
@@ -34,6 +45,7 @@ from t2t.bin import cli
 from t2t.bin import flags as t2t_flags  # noqa: F401  (defines the trainer flags)
 from t2t.core import errors
 from t2t.core import random_seed, usr_dir
+from t2t.training import stop_signals  # noqa: E402  (no TensorFlow import)
 
 FLAGS = flags.FLAGS
 
@@ -112,9 +124,7 @@ def run_config_flag_kwargs():
     if FLAGS.use_tpu or FLAGS.use_tpu_estimator:
         # A TPU training loop can only stop (and checkpoint) at a loop boundary.
         save_ckpt_steps = max(FLAGS.iterations_per_loop, save_ckpt_steps)
-    save_ckpt_secs = FLAGS.save_checkpoints_secs or None
-    if save_ckpt_secs:
-        save_ckpt_steps = None
+    save_ckpt_secs = FLAGS.save_checkpoints_secs or None  # besides the steps
     return dict(
         master=FLAGS.master,
         iterations_per_loop=FLAGS.iterations_per_loop,
@@ -250,7 +260,16 @@ def main(argv, hp_overrides=""):
     except tf_data_loss_error() as error:
         raise shard_check.explain_data_loss(error, files, problem_name=problem_name,
                                             data_dir=data_dir()) from None
+    except stop_signals.TrainingStopped as stop:
+        return report_stop(stop)
     return 0
+
+
+def report_stop(stop):
+    """A run a signal stopped: its one line on stderr; the exit code (128 + signal)."""
+    sys.stderr.write("t2t-trainer: %s\n" % stop)
+    sys.stderr.flush()
+    return stop.exit_code
 
 
 def task_training_spec():
@@ -312,9 +331,12 @@ def main_task(hp_overrides=""):
                                        backend)
 
     FLAGS.hparams = overrides
-    runner.run(prepared, flags_text=flags_text(),
-               t2t_flags_text=flags_text(t2t_flags.T2T_FLAG_NAMES), exporters_fn=exporters,
-               decode_hparams=decoding.decode_hparams(training.TRAINING_DECODE_HPARAMS))
+    try:
+        runner.run(prepared, flags_text=flags_text(),
+                   t2t_flags_text=flags_text(t2t_flags.T2T_FLAG_NAMES), exporters_fn=exporters,
+                   decode_hparams=decoding.decode_hparams(training.TRAINING_DECODE_HPARAMS))
+    except stop_signals.TrainingStopped as stop:
+        return report_stop(stop)
     return 0
 
 

@@ -24,6 +24,7 @@ from t2t.core import backend_choice
 from t2t.core import errors
 from t2t.core import registry
 from t2t.core.modes import ModeKeys
+from t2t.model import checkpoint_files
 from t2t.model import model_hparams
 from t2t.model import model_predict
 
@@ -115,8 +116,9 @@ class CheckpointPredictor:
 
         As `Estimator.predict`: one dict per example (or per batch without
         `yield_single_examples`), restricted to `predict_keys` when given; the checkpoint
-        is `checkpoint_path` or the latest one in `model_dir`. The input is read lazily:
-        one model run per element.
+        is `checkpoint_path` or the latest one in `model_dir` (a UserError names a
+        broken one and the intact ones). The input is read lazily: one model run per
+        element.
         """
         if hooks:
             raise ValueError("CheckpointPredictor.predict takes no hooks")
@@ -125,6 +127,7 @@ class CheckpointPredictor:
             raise errors.UserError(
                 "no checkpoint in %s to predict with; train a model there first (t2t-trainer "
                 "--output_dir=%s) or pass --checkpoint_path" % (self.model_dir, self.model_dir))
+        checkpoint_files.check_readable(checkpoint_path)
         graph = tf.Graph()
         with graph.as_default():
             if self.random_seed is not None:

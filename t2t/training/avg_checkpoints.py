@@ -10,7 +10,8 @@
     # checkpoints ending at s (what t2t-avg-all does; T2T's utils/avg_checkpoints.py and
     # bin/t2t_avg_all.py)
 
-Averages are accumulated in float64 and written in each variable's own dtype (T2T wrote
+A checkpoint that cannot be read (a truncated data file) is a UserError naming it and the
+intact ones, before any of it is read. Averages are accumulated in float64 and written in each variable's own dtype (T2T wrote
 every variable as float32, which broke integer variables).
 """
 import collections
@@ -24,11 +25,14 @@ from absl import logging
 from t2t.core import errors
 from t2t.core.progress import Progress
 from t2t.evaluation import bleu_hook
+from t2t.model import checkpoint_files
 from t2t.training import eval_events
 
 _GLOBAL_STEP = "global_step"
 # Not averaged, as in T2T: step counters and training statistics.
 _SKIPPED_PREFIXES = (_GLOBAL_STEP, "train_stats/")
+# The advice for a checkpoint that cannot be read (checkpoint_files.check_readable).
+_AVERAGE_OTHERS = "move {path}.* out of the folder to average the others"
 
 
 def checkpoint_exists(path):
@@ -150,6 +154,7 @@ def average_checkpoints(checkpoint_paths, output_path, global_step=None):
     for path in checkpoint_paths:
         if not checkpoint_exists(path):
             raise errors.UserError("%s is not a checkpoint (no %s.index)" % (path, path))
+        checkpoint_files.check_readable(path, fix=_AVERAGE_OTHERS)
     window = _CheckpointWindow(checkpoint_paths[0])
     for path in checkpoint_paths:
         logging.info("Reading %s", path)
@@ -175,6 +180,11 @@ def average_all(model_dir, output_dir, n=8, min_steps=0, wait_minutes=0):
     """
     if n < 1:
         raise errors.UserError("--n must be at least 1, got %d" % n)
+    # Every checkpoint there now is checked before anything is written (those that come
+    # while waiting, when they come).
+    for stepfile in bleu_hook.stepfiles_iterator(model_dir, 0, min_steps):
+        if checkpoint_exists(stepfile.filename):
+            checkpoint_files.check_readable(stepfile.filename, fix=_AVERAGE_OTHERS)
     tf.io.gfile.makedirs(output_dir)
     flags_file = os.path.join(model_dir, "flags.txt")
     if (tf.io.gfile.exists(flags_file) and
@@ -186,6 +196,7 @@ def average_all(model_dir, output_dir, n=8, min_steps=0, wait_minutes=0):
         if not checkpoint_exists(stepfile.filename):
             logging.info("%s was deleted, skipping it", stepfile.filename)
             continue
+        checkpoint_files.check_readable(stepfile.filename, fix=_AVERAGE_OTHERS)
         window = window or _CheckpointWindow(stepfile.filename)
         window.add(stepfile.filename)
         seen.append(stepfile.steps)

@@ -13,6 +13,8 @@ from t2t.core import errors
 SCHEDULES = ("train", "evaluate", "train_and_evaluate", "continuous_train_and_eval",
              "continuous_eval", "continuous_eval_on_train_data", "evaluate_on_train_data",
              "run_std_server")
+# The schedules that train (and so may resume a run and set broken checkpoints aside).
+TRAINING_SCHEDULES = ("train", "train_and_evaluate", "continuous_train_and_eval")
 
 
 def check_native_supported(use_tpu=False, use_tpu_estimator=False, cluster=None,

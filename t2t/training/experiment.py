@@ -25,6 +25,7 @@ Early stopping reads the evaluations written to `<model_dir>/eval` and stops tra
 the metric has not improved by `delta` over the last `num_plateau_steps` steps; every
 training task reads the same files, so a whole cluster stops together.
 """
+import contextlib
 import os
 import time
 
@@ -35,9 +36,11 @@ from t2t.core import errors
 from t2t.core.modes import ModeKeys
 from t2t.model import model_hparams
 from t2t.training import backends
+from t2t.training import checkpoint_schedule
 from t2t.training import eval_events
 from t2t.training import eval_throttle
 from t2t.training import run_config as run_config_lib
+from t2t.training import stop_signals
 from t2t.training import train_log
 
 # Re-exported: these live in the backend-free modules eval_events and train_log.
@@ -202,6 +205,101 @@ class EvalThrottleListener(tf.compat.v1.train.CheckpointSaverListener):
             self._throttle.skipped(global_step_value)
 
 
+class _ScheduleListener(tf.compat.v1.train.CheckpointSaverListener):
+    """Tells a CheckpointSchedule of the saves of the hook it listens to."""
+
+    def __init__(self, schedule):
+        self._schedule = schedule
+
+    def after_save(self, session, global_step_value):
+        del session
+        self._schedule.saved(global_step_value)
+
+
+class TimedCheckpointHook(tf.compat.v1.train.SessionRunHook):
+    """The chief's checkpoints every `secs` seconds since the last one, besides the
+    Estimator's own every save_checkpoints_steps steps (`checkpoint_schedule`).
+
+    These saves use the Estimator's Saver (so `keep_checkpoint_max` counts them) but not
+    its CheckpointSaverHook, whose saves are followed by evaluations: a time-based
+    checkpoint is for a run that dies, not one more evaluation. `listener` (a saving
+    listener of the Estimator's hook) tells it of the step-based saves, which restart
+    the clock.
+
+        hook = TimedCheckpointHook("/run", secs=600)
+        TrainSpec(input_fn, hooks=[hook], saving_listeners=[hook.listener])
+    """
+
+    def __init__(self, model_dir, secs):
+        self._save_path = os.path.join(model_dir, "model.ckpt")
+        self._schedule = checkpoint_schedule.CheckpointSchedule(None, secs)
+        self.listener = _ScheduleListener(self._schedule)
+
+    def begin(self):
+        self._global_step = tf.compat.v1.train.get_global_step()
+
+    def after_create_session(self, session, coord):
+        del coord
+        self._schedule.saved(int(session.run(self._global_step)))
+
+    def before_run(self, run_context):
+        del run_context
+        return tf.compat.v1.train.SessionRunArgs(self._global_step)
+
+    def after_run(self, run_context, run_values):
+        # The step fetched with the train op is read before it increments.
+        step = int(run_values.results) + 1
+        if not self._schedule.due(step):
+            return
+        session = run_context.session
+        # Estimator's Saver, in the graph's collection since the session was made.
+        saver = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SAVERS)[0]
+        saver.save(session, self._save_path, global_step=step, write_meta_graph=False)
+        self._schedule.saved(step)
+        logging.info("Saved checkpoint at step %d (%d s or more since the last)", step,
+                     self._schedule.secs)
+
+
+class StopOnSignalHook(tf.compat.v1.train.SessionRunHook):
+    """Ends training after the step in progress once SIGINT or SIGTERM is received inside
+    `stop_signals.stop_on_signals()`; the Estimator's CheckpointSaverHook then saves the
+    final step (on the chief), and `StopOnSignalListener` raises `TrainingStopped`."""
+
+    def after_run(self, run_context, run_values):
+        del run_values
+        if stop_signals.requested_signal() is not None:
+            run_context.request_stop()
+
+
+class StopOnSignalListener(tf.compat.v1.train.CheckpointSaverListener):
+    """Raises `TrainingStopped` once the checkpoint of a signal's stop is saved, before the
+    listeners after it (tf.estimator's evaluation of that checkpoint) run: a stopped job
+    exits promptly. It must come before them in the saving listeners. `training_log`: the
+    run's TrainingLogHook, whose summary line it logs first."""
+
+    def __init__(self, model_dir, training_log=None):
+        self._model_dir = model_dir
+        self._training_log = training_log
+
+    def _raise_if_stopped(self, step):
+        signum = stop_signals.requested_signal()
+        if signum is not None:
+            if self._training_log is not None:
+                # Its own `end` would come after the hook this raises in: never.
+                self._training_log.end(None)
+            raise stop_signals.TrainingStopped(
+                signum, int(step), tf.train.latest_checkpoint(self._model_dir))
+
+    def after_save(self, session, global_step_value):
+        del session
+        self._raise_if_stopped(global_step_value)
+
+    def end(self, session, global_step_value):
+        # When the stop's step was saved already, the hook only calls `end`.
+        del session
+        self._raise_if_stopped(global_step_value)
+
+
 class EarlyStoppingHook(tf.compat.v1.train.SessionRunHook):
     """Stops training when the evaluation metric has plateaued (see has_metric_plateaued).
 
@@ -295,12 +393,23 @@ class T2TExperiment:
         return self._estimator.eval_dir(self._eval_name)
 
     def train(self, max_steps=None):
-        """Train until the global step reaches `max_steps` (default: train_steps)."""
+        """Train until the global step reaches `max_steps` (default: train_steps); SIGINT
+        or SIGTERM stops it with a checkpoint (`stop_signals.TrainingStopped`)."""
         self._clear_early_stop()
-        self._estimator.train(self._train_spec.input_fn, hooks=self._train_spec.hooks,
-                              max_steps=max_steps or self._train_spec.max_steps,
-                              saving_listeners=self._train_spec.saving_listeners)
+        with stop_signals.stop_on_signals():
+            self._estimator.train(self._train_spec.input_fn, hooks=self._train_spec.hooks,
+                                  max_steps=max_steps or self._train_spec.max_steps,
+                                  saving_listeners=self._train_spec.saving_listeners)
+            self._raise_if_stopped()
         self._record_early_stop()
+
+    def _raise_if_stopped(self):
+        """After training that ended without StopOnSignalListener raising (a task without
+        checkpoints of its own: a worker of a cluster), raise TrainingStopped if a signal
+        ended it."""
+        signum = stop_signals.requested_signal()
+        if signum is not None:
+            raise stop_signals.TrainingStopped(signum)
 
     def _clear_early_stop(self):
         if self._estimator.config.is_chief:
@@ -336,7 +445,11 @@ class T2TExperiment:
                 train_spec.input_fn, max_steps=train_spec.max_steps, hooks=train_spec.hooks,
                 saving_listeners=tuple(train_spec.saving_listeners) + (
                     EvalThrottleListener(eval_spec.throttle_secs, train_spec.max_steps),))
-        result = tf.estimator.train_and_evaluate(self._estimator, train_spec, eval_spec)
+        # A parameter server serves until it is ended: a signal ends it as before.
+        trains = self._estimator.config.task_type not in ("ps",)
+        with stop_signals.stop_on_signals() if trains else contextlib.nullcontext():
+            result = tf.estimator.train_and_evaluate(self._estimator, train_spec, eval_spec)
+            self._raise_if_stopped()
         self._record_early_stop()
         if isinstance(result, tuple) and result and isinstance(result[0], dict):
             self.last_eval_result = result[0]

@@ -182,7 +182,10 @@ class RunConfigSpec:
     `model_name`, `no_data_parallelism`, `optionally_use_dist_strat`,
     `daisy_chain_variables` and `schedule` are accepted for T2T's signature: replication
     always uses MirroredStrategy here. `master` is ignored: TF 2 Estimators take the cluster
-    from TF_CONFIG. `save_checkpoints_secs`, when set, replaces `save_checkpoints_steps`.
+    from TF_CONFIG. `save_checkpoints_secs`, when set, saves checkpoints that often too:
+    every `save_checkpoints_steps` steps or `save_checkpoints_secs` seconds, whichever
+    comes first (T2T: the seconds replaced the steps); evaluations follow the step-based
+    ones. On TPUs, whose training loop saves at its boundaries, the steps alone count.
     """
     model_name: Optional[str] = None
     master: str = ""
@@ -245,16 +248,21 @@ create_run_config.__signature__ = inspect.signature(RunConfigSpec)
 def run_config_from_spec(spec: RunConfigSpec):
     """The RunConfig a `RunConfigSpec` describes.
 
-    Checkpoints are written every `save_checkpoints_steps` steps, or every
-    `save_checkpoints_secs` seconds when that is set. The config also carries `use_tpu`,
-    `t2t_device_info = {"num_async_replicas": n}` (the learning rate is divided by
-    sqrt(n)) and `data_parallelism = None` (one model copy per replica).
+    Checkpoints are written every `save_checkpoints_steps` steps (the RunConfig's) and,
+    when `save_checkpoints_secs` is set too, every that many seconds by the experiment's
+    `TimedCheckpointHook` (`t2t_save_checkpoints_secs`; a RunConfig takes only one of
+    them). The config also carries `use_tpu`, `t2t_device_info = {"num_async_replicas":
+    n}` (the learning rate is divided by sqrt(n)) and `data_parallelism = None` (one model
+    copy per replica).
     """
     if spec.master:
         logging.warning("--master=%s is ignored; describe the cluster in TF_CONFIG", spec.master)
-    save_checkpoints_secs = spec.save_checkpoints_secs or None
-    save_checkpoints_steps = None if save_checkpoints_secs else spec.save_checkpoints_steps
     use_tpu, use_tpu_estimator = spec.use_tpu, spec.use_tpu_estimator
+    save_checkpoints_steps = spec.save_checkpoints_steps or None
+    save_checkpoints_secs = None if save_checkpoints_steps else spec.save_checkpoints_secs
+    timed_checkpoint_secs = (spec.save_checkpoints_secs or None
+                             if save_checkpoints_steps and not (use_tpu or use_tpu_estimator)
+                             else None)
     devices = [] if (use_tpu or use_tpu_estimator) else replica_devices(spec.num_gpus,
                                                                         spec.gpu_order)
     cpu_replicas = sum(1 for device in devices if device.startswith("/cpu"))
@@ -296,6 +304,7 @@ def run_config_from_spec(spec: RunConfigSpec):
 
     # T2T's attributes, read by T2TModel.estimator_model_fn and data_reader.input_fn.
     config.use_tpu = use_tpu
+    config.t2t_save_checkpoints_secs = timed_checkpoint_secs
     if not use_tpu:
         replicas = max(spec.num_async_replicas, num_training_tasks() if is_distributed() else 1)
         config.t2t_device_info = {"num_async_replicas": replicas}

@@ -14,9 +14,11 @@ problems and SeqIO tasks alike, on either backend:
 `prepare` raises one-line `UserError`s before any TensorFlow work: an unknown backend,
 `--backend=estimator` without tf.estimator, TPUs or parameter servers on the native
 backend, a resumed `output_dir` trained with other flags, `--hparams` that contradict its
-`hparams.json`. The job is saved as `<output_dir>/job.json` and read back with
-`TrainingJob.load(output_dir)` (what a decoder needs: model, hparams set, problem or task,
-overrides, data_dir).
+`hparams.json`, a folder none of whose checkpoints reads. A resumed run whose newest
+checkpoint is broken (a truncated data file) resumes from the newest one that reads,
+setting the broken ones aside (`checkpoint_recovery`). The job is saved as
+`<output_dir>/job.json` and read back with `TrainingJob.load(output_dir)` (what a decoder
+needs: model, hparams set, problem or task, overrides, data_dir).
 """
 import dataclasses
 import json
@@ -32,6 +34,7 @@ from t2t.core import errors
 from t2t.model import decoding_assets
 from t2t.model import model_hparams
 from t2t.training import backends
+from t2t.training import checkpoint_recovery
 from t2t.training import run_config as run_config_lib
 from t2t.training import trainer_lib
 
@@ -130,7 +133,10 @@ class PreparedRun:
 
 
 def has_checkpoint(model_dir):
-    return bool(tf.train.latest_checkpoint(model_dir))
+    """Whether `model_dir` names a newest checkpoint (readable or not: a resumed run falls
+    back to an older one that reads, `checkpoint_recovery`)."""
+    state = tf.train.get_checkpoint_state(model_dir)
+    return bool(state and state.model_checkpoint_path)
 
 
 def choose_backend(job):
@@ -177,6 +183,10 @@ def prepare(job: TrainingJob, hparams_fn: Optional[Callable[[Optional[str]], Any
     if not problem_name:
         problem_name = model_hparams.attached_problem(
             hparams, "a job without --problem (its hparams_fn)").name
+    if resuming and job.schedule in backends.TRAINING_SCHEDULES:
+        # After the flags and hparams checks: a run that stops there moves no files.
+        checkpoint_recovery.resume_from_readable(job.output_dir,
+                                                 is_chief=run_config_lib.is_chief())
     return PreparedRun(job, backend, hparams, resuming, problem_name)
 
 

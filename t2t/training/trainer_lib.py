@@ -41,6 +41,7 @@ from t2t.core.modes import ModeKeys
 from t2t.model import model_hparams
 from t2t.model import t2t_model
 from t2t.training import backends
+from t2t.training import checkpoint_recovery
 from t2t.training import eval_events
 from t2t.training import run_config as run_config_lib
 
@@ -463,8 +464,9 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
         export_saved_model_api_version=spec.export_saved_model_api_version,
         use_guarantee_const_getter=spec.use_guarantee_const_getter)
 
-    train_input_fn = problem.make_estimator_input_fn(ModeKeys.TRAIN, hparams,
-                                                     data_dir=data_dir)
+    train_input_fn = _resumed_input_fn(
+        problem.make_estimator_input_fn(ModeKeys.TRAIN, hparams, data_dir=data_dir),
+        run_config, use_tpu or spec.use_tpu_estimator)
     eval_name = "test" if spec.eval_use_test_set else None
     eval_input_fn = problem.make_estimator_input_fn(
         ModeKeys.EVAL, hparams, data_dir=data_dir,
@@ -487,10 +489,23 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
         model_name=model_name, eval_steps=eval_steps)
     train_hooks += list(spec.additional_train_hooks or [])
     eval_hooks += list(spec.additional_eval_hooks or [])
+    # The stop listener before tf.estimator's own (train_and_evaluate appends its
+    # evaluation listener): a checkpoint saved for a signal is not evaluated.
+    train_hooks.append(experiment_lib.StopOnSignalHook())
+    training_log = next((hook for hook in train_hooks
+                         if isinstance(hook, experiment_lib.TrainingLogHook)), None)
+    saving_listeners = [experiment_lib.CheckpointLogListener(),
+                        experiment_lib.StopOnSignalListener(run_config.model_dir,
+                                                            training_log=training_log)]
+    timed_secs = getattr(run_config, "t2t_save_checkpoints_secs", None)
+    if timed_secs and run_config.is_chief:
+        timed = experiment_lib.TimedCheckpointHook(run_config.model_dir, timed_secs)
+        train_hooks.append(timed)
+        saving_listeners.append(timed.listener)
 
     train_spec = tf.estimator.TrainSpec(
         train_input_fn, max_steps=train_steps, hooks=train_hooks,
-        saving_listeners=[experiment_lib.CheckpointLogListener()])
+        saving_listeners=saving_listeners)
     eval_spec = tf.estimator.EvalSpec(
         eval_input_fn, steps=eval_steps, hooks=eval_hooks, name=eval_name,
         exporters=[experiment_lib.EvalResultLogger()] + list(spec.additional_exporters or []),
@@ -501,6 +516,25 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
         estimator, hparams, train_spec, eval_spec, use_validation_monitor=False,
         decode_hparams=decode_hparams, eval_name=eval_name, eval_timeout_mins=eval_timeout_mins,
         problem=problem)
+
+
+def _resumed_input_fn(input_fn, run_config, on_tpu):
+    """The training `input_fn`, past the batches the checkpoint it resumes from trained on
+    (`checkpoint_recovery.skip_trained_batches`; seeded runs). Each step takes one batch
+    per replica of its MirroredStrategy. The tasks of a cluster train asynchronously and
+    TPU hosts read their own partitions: their global step does not say which batches
+    were trained on, so they start from the first one (as T2T did)."""
+    if on_tpu or run_config_lib.is_distributed():
+        return input_fn
+    strategy = run_config.train_distribute
+    replicas = strategy.num_replicas_in_sync if strategy is not None else 1
+
+    def resumed_input_fn(params, config):
+        return checkpoint_recovery.skip_trained_batches(
+            input_fn(params, config), checkpoint_recovery.resume_step(run_config.model_dir),
+            replicas, run_config.tf_random_seed)
+
+    return resumed_input_fn
 
 
 def create_experiment_fn(*args, **kwargs):

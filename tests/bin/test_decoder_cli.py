@@ -1,20 +1,25 @@
 """t2t-decoder: the console script on a trained model, its modes, and its user errors."""
+import glob
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
 
 import pytest
+import tensorflow as tf
 from absl import flags
 from absl.testing import flagsaver
 
 from t2t.bin import t2t_decoder, t2t_exporter
 from t2t.core import backend_choice
 from t2t.core import errors, registry
+from t2t.decoding import predictor
 
 from decoding_testing import (DEV_SIZE, HPARAMS, HPARAMS_SET, MODEL, PROBLEM,
-                              assert_decodes_in_input_order, dev_pairs, trained_model)
+                              assert_decodes_in_input_order, dev_pairs, make_hparams,
+                              trained_model)
 
 FLAGS = flags.FLAGS
 
@@ -186,3 +191,60 @@ def test_help_lists_the_flags_the_program_reads(program, module, own_flags, monk
     with pytest.raises(SystemExit):
         module.console_main()
     assert "--train_steps" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------- broken files
+@pytest.fixture(scope="module")
+def truncated_run(model, tmp_path_factory):
+    """A copy of the trained run whose newest checkpoint, model.ckpt-400, has a truncated
+    data file; model.ckpt-300 (the same values under another step) reads."""
+    model_dir = str(tmp_path_factory.mktemp("truncated") / "train")
+    shutil.copytree(model["model_dir"], model_dir)
+    newest = os.path.join(model_dir, "model.ckpt-400")
+    for name in glob.glob(newest + ".*"):
+        shutil.copy(name, name.replace("model.ckpt-400", "model.ckpt-300"))
+    older = [p for p in tf.train.get_checkpoint_state(model_dir).all_model_checkpoint_paths
+             if not p.endswith("-400")]
+    tf.compat.v1.train.update_checkpoint_state(
+        model_dir, newest, all_model_checkpoint_paths=older + [newest[:-3] + "300", newest])
+    data = newest + ".data-00000-of-00001"
+    with open(data, "r+b") as out:
+        out.truncate(os.path.getsize(data) // 2)
+    return model_dir
+
+
+def test_a_truncated_checkpoint_is_one_line_naming_it_and_the_intact_ones(model,
+                                                                           truncated_run):
+    # t2t-decoder on both backends and t2t-exporter, side by side (each starts TensorFlow).
+    args = ["--%s=%s" % item for item in dict(common_flags(model),
+                                              output_dir=truncated_run).items()]
+    bin_dir = os.path.dirname(sys.executable)
+    runs = {"native": [os.path.join(bin_dir, "t2t-decoder"), "--backend=native"],
+            "exporter": [os.path.join(bin_dir, "t2t-exporter")]}
+    if backend_choice.estimator_available():
+        runs["estimator"] = [os.path.join(bin_dir, "t2t-decoder"), "--backend=estimator"]
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    procs = {name: subprocess.Popen(argv + args + ["--decode_hparams=beam_size=1"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True, env=env)
+             for name, argv in runs.items()}
+    message = re.compile(
+        r"checkpoint {0}/model\.ckpt-400 cannot be read: model\.ckpt-400\.data-00000-of-00001 "
+        r"holds [\d,]+ bytes, its index lists [\d,]+ \(the file is truncated\); intact "
+        r"checkpoints in {0}: model\.ckpt-300(, model\.ckpt-0)?; pass "
+        r"--checkpoint_path={0}/model\.ckpt-300$".format(re.escape(truncated_run)))
+    for name, proc in procs.items():
+        _, stderr = proc.communicate(timeout=600)
+        program = "t2t-exporter" if name == "exporter" else "t2t-decoder"
+        assert proc.returncode == 2, (name, stderr[-3000:])
+        assert "Traceback" not in stderr
+        last = stderr.strip().splitlines()[-1]
+        assert last.startswith(program + ": error: ") and message.search(last), (name, last)
+
+
+def test_checkpoint_predictor_names_a_truncated_checkpoint(model, truncated_run):
+    hparams = make_hparams(model["data_dir"])
+    checkpoint_predictor = predictor.CheckpointPredictor(MODEL, hparams, truncated_run)
+    with pytest.raises(errors.UserError, match=r"model\.ckpt-400 cannot be read: .* "
+                                               r"intact checkpoints in .*: model\.ckpt-300"):
+        next(checkpoint_predictor.predict(lambda: None))

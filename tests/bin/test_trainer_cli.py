@@ -1,4 +1,5 @@
-"""t2t-trainer: argument folding, one-line errors, and a run killed with SIGKILL that resumes.
+"""t2t-trainer: argument folding, one-line errors, and a run killed with SIGKILL that resumes
+until SIGTERM stops it (a checkpoint at the current step, exit 143 and one line saying so).
 
 The error runs are independent subprocesses, started together by one module fixture (each
 imports TensorFlow, which dominates their time); each test then checks its own.
@@ -20,6 +21,8 @@ from t2t.bin import t2t_trainer
 from t2t.core import backend_choice
 from t2t.core import errors
 from t2t.training import eval_events, trainer_lib
+
+from cluster_testing import wait_for_text
 
 TRAINER = os.path.join(os.path.dirname(sys.executable), "t2t-trainer")
 PROBLEM = "algorithmic_reverse_binary40_test"
@@ -146,7 +149,7 @@ def test_registry_help_lists_usr_dir_hparams(tmp_path):
     assert "algorithmic_reverse_binary40_test" in proc.stdout
 
 
-# ----------------------------------------------------------------------------- SIGKILL + resume
+# ----------------------------------------------------------------------- SIGKILL, resume, SIGTERM
 def _listed_checkpoints(model_dir):
     state = tf.train.get_checkpoint_state(model_dir)
     return list(state.all_model_checkpoint_paths) if state else []
@@ -172,7 +175,7 @@ def _wait_for_step(model_dir, proc, step, timeout):
     raise AssertionError("no checkpoint at step >= %d within %d s" % (step, timeout))
 
 
-def test_sigkill_then_rerun_resumes_from_last_checkpoint(tmp_path):
+def test_sigkill_then_rerun_resumes_and_sigterm_saves_the_current_step(tmp_path):
     # The killed run trains on the native backend; the rerun on the default one (the
     # Estimator where tf.estimator exists): a native run resumes after kill -9, and its
     # checkpoint trains on with the Estimator.
@@ -205,23 +208,41 @@ def test_sigkill_then_rerun_resumes_from_last_checkpoint(tmp_path):
     _assert_loadable(killed_at)
     last_step = max(eval_events.checkpoint_step(p) for p in killed_at)
 
-    final_step = last_step + 6
     # The rerun restores hparams.json; the one override it gives agrees with it. It compiles
-    # with XLA: the checkpoint of a run without XLA resumes under it (same variables).
-    rerun = subprocess.run(common + ["--train_steps=%d" % final_step, "--hparams=",
-                                     "--hp_hidden_size", "16", "--xla_compile"],
-                           capture_output=True, text=True, timeout=TIMEOUT)
-    assert rerun.returncode == 0, rerun.stderr[-3000:]
-    log = rerun.stderr
+    # with XLA: the checkpoint of a run without XLA resumes under it (same variables). Once
+    # it trains, SIGTERM (to its pid alone) stops it with a checkpoint at the current step.
+    rerun_log = tmp_path / "rerun.log"
+    with open(rerun_log, "w") as log:
+        rerun = subprocess.Popen(common + ["--train_steps=100000", "--hparams=",
+                                           "--hp_hidden_size", "16", "--xla_compile"],
+                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            wait_for_text(str(rerun_log), "train transformer: step", rerun, TIMEOUT)
+            os.kill(rerun.pid, signal.SIGTERM)
+            rerun.wait(timeout=TIMEOUT)
+        finally:
+            if rerun.poll() is None:
+                rerun.kill()
+            rerun.wait(timeout=60)
+    log = rerun_log.read_text()
+    assert rerun.returncode == 128 + signal.SIGTERM, log[-3000:]
+    assert "Traceback" not in log
     if backend_choice.estimator_available():
         assert "Compiling the model function with XLA" in log
     resumed = re.search(r"resuming at global step (\d+)", log)
     assert resumed and int(resumed.group(1)) == last_step, log[-3000:]
-    done = re.search(r"train transformer done: (\d+) steps", log)
-    assert done and int(done.group(1)) == final_step - last_step
     assert re.search(r"train transformer: step \d+, loss [\d.]+ \(mean of \d+ steps\), "
                      r"[\d.]+ steps/s, [\d,]+ tokens/s", log)
+    assert ("Received SIGTERM: saving a checkpoint at the current step, then stopping "
+            "(another SIGINT or SIGTERM stops at once, without it)") in log
     after = _listed_checkpoints(model_dir)
-    assert eval_events.checkpoint_step(after[-1]) == final_step
-    assert all(eval_events.checkpoint_step(p) >= last_step for p in after)
+    stopped_at = eval_events.checkpoint_step(after[-1])
+    done = re.search(r"train transformer done: (\d+) steps", log)
+    assert done and int(done.group(1)) == stopped_at - last_step > 0
+    assert log.strip().splitlines()[-1] == (
+        "t2t-trainer: stopped by SIGTERM at step {:,}; saved {}: rerun the same command to "
+        "resume".format(stopped_at, after[-1]))
+    # The killed run's checkpoints, then the rerun's (--keep_checkpoint_max of them).
+    assert len(after) <= 3 and after == sorted(after, key=eval_events.checkpoint_step)
+    assert all(p in killed_at or eval_events.checkpoint_step(p) > last_step for p in after)
     _assert_loadable(after)

@@ -134,3 +134,24 @@ def test_console_script(model_dir, tmp_path):
     assert result.stderr.strip().splitlines()[-1:] == [
         "t2t-avg-all: error: %s has 4 checkpoints (100, 200, 300, 400) (steps >= 0), fewer "
         "than --n=9; lower --n or wait for more (--wait_minutes)" % model_dir]
+
+
+def test_a_truncated_checkpoint_is_named_before_anything_is_written(model_dir, tmp_path):
+    broken = os.path.join(model_dir, "model.ckpt-300")
+    with open(broken + ".data-00000-of-00001", "r+b") as data:
+        data.truncate(10)
+    out_dir = str(tmp_path / "avg")
+    message = ("checkpoint %s cannot be read: model.ckpt-300.data-00000-of-00001 holds 10 "
+               "bytes, its index lists 52 (the file is truncated); intact checkpoints in %s: "
+               "model.ckpt-400, model.ckpt-200, model.ckpt-100; move %s.* out of the folder "
+               "to average the others" % (broken, model_dir, broken))
+    with pytest.raises(errors.UserError) as raised:
+        avg_checkpoints.average_all(model_dir, out_dir, n=2)
+    assert str(raised.value) == message
+    assert not os.path.exists(out_dir)
+    with pytest.raises(errors.UserError, match="model.ckpt-300 cannot be read"):
+        avg_checkpoints.average_checkpoints(avg_checkpoints.last_checkpoints(model_dir, 3),
+                                            str(tmp_path / "x.ckpt"))
+    result = run_avg_all("--model_dir=%s" % model_dir, "--output_dir=%s" % out_dir, "--n=2")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1:] == ["t2t-avg-all: error: " + message]

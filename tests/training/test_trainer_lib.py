@@ -193,9 +193,18 @@ def test_create_run_config_checkpoints_seed_threads(tmp_path):
     assert config.t2t_device_info == {"num_async_replicas": 1}
     assert config.train_distribute is None and not config.use_tpu
 
+    assert config.t2t_save_checkpoints_secs is None
+    # Seconds too: the RunConfig (one or the other) keeps the steps, the experiment's
+    # TimedCheckpointHook saves by time; without steps the RunConfig saves by time.
+    both = trainer_lib.create_run_config(MODEL, model_dir=str(tmp_path),
+                                         save_checkpoints_secs=30)
+    assert (both.save_checkpoints_steps, both.save_checkpoints_secs) == (1000, None)
+    assert both.t2t_save_checkpoints_secs == 30
     by_time = trainer_lib.create_run_config(MODEL, model_dir=str(tmp_path),
+                                            save_checkpoints_steps=None,
                                             save_checkpoints_secs=30)
     assert (by_time.save_checkpoints_steps, by_time.save_checkpoints_secs) == (None, 30)
+    assert by_time.t2t_save_checkpoints_secs is None
 
     tpu = trainer_lib.create_run_config(MODEL, model_dir=str(tmp_path), use_tpu_estimator=True,
                                         iterations_per_loop=4, num_shards=2)

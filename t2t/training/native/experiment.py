@@ -13,10 +13,14 @@ works unchanged: `model.ckpt-N.{index,data-*}` and `checkpoint` (the newest
 `keep_checkpoint_max` kept; a fresh run saves step 0 first, as the Estimator does), train
 events (`loss`, `learning_rate`, `global_step/sec` every `save_summary_steps`) in
 `model_dir`, and one event per evaluation in `eval/` (`loss`, `metrics-<problem>/...`).
-A run killed at any point resumes from its newest checkpoint.
+A run killed at any point resumes from its newest checkpoint that reads; SIGINT or SIGTERM
+first saves one at the current step (`stop_signals`), and a seeded run resumes with the
+batch after those its checkpoint trained on (`checkpoint_recovery.skip_trained_batches`),
+so stopping and resuming trains what one uninterrupted run would (without dropout, whose
+random masks start anew in each process).
 
 Schedules (as `T2TExperiment`'s): train, evaluate, train_and_evaluate (an evaluation after
-every checkpoint), continuous_train_and_eval (evaluations at most every
+every step-based checkpoint), continuous_train_and_eval (evaluations at most every
 `eval_throttle_seconds`, then a final one), continuous_eval (each new checkpoint until
 `train_steps`), continuous_eval_on_train_data and evaluate_on_train_data (training data,
 `eval_train/`). Early stopping reads `eval/` like the Estimator's hook.
@@ -29,15 +33,21 @@ from absl import logging
 
 from t2t.core import errors
 from t2t.core.modes import ModeKeys
+from t2t.model import checkpoint_files
 from t2t.model import model_hparams
 from t2t.decoding import predictor as predictor_lib
+from t2t.training import checkpoint_recovery
+from t2t.training import checkpoint_schedule
 from t2t.training import eval_events
 from t2t.training import eval_throttle
+from t2t.training import stop_signals
 from t2t.training import train_log
 from t2t.training.native import functions as functions_lib
 from t2t.training.native import strategies
 
 CHECKPOINT_PREFIX = "model.ckpt"
+# In a cluster, how often the training tasks agree whether one of them got a stop signal.
+STOP_CHECK_STEPS = 10
 
 
 def _write_train_summary(writer, step, values):
@@ -77,6 +87,7 @@ class NativeExperiment:
         self.stopped_early_at_step = None
         self._eval_name = "test" if spec.eval_use_test_set else None
         self._predictor = None
+        self._resume_step = 0
 
     # ------------------------------------------------------------------ properties
     @property
@@ -127,7 +138,10 @@ class NativeExperiment:
         dataset = self._dataset(ModeKeys.TRAIN)
         if context.num_input_pipelines > 1:
             dataset = dataset.shard(context.num_input_pipelines, context.input_pipeline_id)
-        return dataset
+        return checkpoint_recovery.skip_trained_batches(
+            dataset, self._resume_step,
+            context.num_replicas_in_sync // context.num_input_pipelines,
+            self._run_spec.random_seed)
 
     # ------------------------------------------------------------------ model functions
     def _build(self, training):
@@ -141,6 +155,9 @@ class NativeExperiment:
         functions = functions_lib.NativeModelFunctions(
             self._spec.model_name, self._hparams, strategy=strategy,
             num_async_replicas=self._placement.num_async_replicas, use_xla=self._spec.use_xla)
+        # Known before the input is made: a resumed seeded run skips the batches trained
+        # on, in the one training dataset it makes (a second one would draw other seeds).
+        self._resume_step = checkpoint_recovery.resume_step(self._model_dir) if training else 0
         train_dataset = self._dataset(ModeKeys.TRAIN)
         replica_spec = train_dataset.element_spec
         train_input_spec = None
@@ -150,7 +167,8 @@ class NativeExperiment:
                 self._train_input = strategy.distribute_datasets_from_function(
                     self._pipeline_dataset)
             else:
-                self._train_input = train_dataset
+                self._train_input = checkpoint_recovery.skip_trained_batches(
+                    train_dataset, self._resume_step, 1, self._run_spec.random_seed)
             train_input_spec = self._train_input.element_spec
         # The eval step is traced at the first evaluation (never for --schedule=train),
         # except in an evaluation-only build, where evaluating is all there is to do.
@@ -164,27 +182,36 @@ class NativeExperiment:
         return functions
 
     def _restore_latest(self):
-        """Load the newest checkpoint of model_dir (warm-start a fresh run); its path."""
-        state = tf.train.get_checkpoint_state(self._model_dir)
-        path = tf.train.latest_checkpoint(self._model_dir)
-        if path is None:
+        """Load the newest checkpoint of model_dir that reads (warm-start a fresh run); its
+        path. A worker of a cluster may look before the chief has set a broken newer one
+        aside (`checkpoint_recovery`): it skips it too."""
+        path, broken = checkpoint_files.newest_readable(self._model_dir)
+        if path is None and not broken:
             if self._spec.warm_start_from:
                 self._functions.warm_start(self._spec.warm_start_from)
             return None
+        if path is None:  # checkpoints, none of which reads: its UserError says which
+            checkpoint_recovery.resume_from_readable(self._model_dir, is_chief=False)
         if path != self._restored_path:
             logging.info("Restoring checkpoint %s", path)
             self._functions.restore(path)
+            # The Saver deletes what it recovers beyond keep_checkpoint_max: the state
+            # file's list (not what else is on disk, e.g. kept every n hours).
+            skipped = {broken_path for broken_path, _ in broken}
+            state = tf.train.get_checkpoint_state(self._model_dir)
             self._functions.saver().recover_last_checkpoints(
-                list(state.all_model_checkpoint_paths))
+                [p for p in state.all_model_checkpoint_paths if p not in skipped])
             self._restored_path = path
         return path
 
-    def _save(self, step):
+    def _save(self, step, reason=None):
         """The chief writes model.ckpt-<step> (workers hold the same values: nothing)."""
         if not self._placement.is_chief:
             return None
         path = self._functions.save(os.path.join(self._model_dir, CHECKPOINT_PREFIX), step)
-        logging.info("Saved checkpoint at step %d", step)
+        logging.info("Saved checkpoint at step %d%s", step,
+                     " (%d s or more since the last)" % self._run_spec.save_checkpoints_secs
+                     if reason == "time" else "")
         self._restored_path = path
         return path
 
@@ -192,11 +219,18 @@ class NativeExperiment:
     def train(self, max_steps=None, evaluate_every_checkpoint=False, throttle_secs=None):
         """Train until the global step reaches `max_steps` (default: train_steps).
 
-        With `evaluate_every_checkpoint`, an evaluation follows every checkpoint saved
-        after at least `throttle_secs` since the previous one (0: every checkpoint).
+        Checkpoints every save_checkpoints_steps steps or save_checkpoints_secs seconds,
+        whichever comes first. With `evaluate_every_checkpoint`, an evaluation follows
+        every step-based checkpoint saved after at least `throttle_secs` since the
+        previous one (0: every one). SIGINT or SIGTERM stops it after the step in
+        progress with a checkpoint at that step (`stop_signals.TrainingStopped`).
         Returns the log's summary (steps, tokens/s, final loss, ...).
         """
-        max_steps = max_steps or self.train_steps
+        with stop_signals.stop_on_signals():
+            return self._train(max_steps or self.train_steps, evaluate_every_checkpoint,
+                               throttle_secs)
+
+    def _train(self, max_steps, evaluate_every_checkpoint, throttle_secs):
         functions = self._build(training=True)
         step = int(functions.global_step.numpy())
         log_every = self._spec.log_step_count_steps or self._run_spec.log_step_count_steps
@@ -211,15 +245,20 @@ class NativeExperiment:
             logging.info("Global step %d is already at --train_steps=%d", step, max_steps)
         chief = self._placement.is_chief
         writer = tf.summary.create_file_writer(self._model_dir) if chief else None
-        checkpoint_steps = self._run_spec.save_checkpoints_steps
-        checkpoint_secs = self._run_spec.save_checkpoints_secs
+        schedule = checkpoint_schedule.CheckpointSchedule(
+            self._run_spec.save_checkpoints_steps, self._run_spec.save_checkpoints_secs,
+            start_step=step)
         summary_steps = max(self._run_spec.save_summary_steps or 100, 1)
         stopper = self._early_stopper()
-        last_save_time = last_summary_time = time.monotonic()
-        last_summary_step = last_saved_step = step
+        last_summary_time = time.monotonic()
+        last_summary_step = step
         throttle = eval_throttle.EvalThrottle(throttle_secs)
+        stop = None
         iterator = iter(self._train_input)
         while step < max_steps:
+            stop = self._stop_signal(step)
+            if stop is not None:
+                break
             loss, tokens, examples, learning_rate, new_step = functions.train_step(
                 next(iterator))
             step = int(new_step)
@@ -232,19 +271,20 @@ class NativeExperiment:
                     "global_step/sec": (step - last_summary_step) / max(now - last_summary_time,
                                                                         1e-9)})
                 last_summary_step, last_summary_time = step, now
-            due = (step // checkpoint_steps > last_saved_step // checkpoint_steps
-                   if checkpoint_steps else time.monotonic() - last_save_time >= checkpoint_secs)
+            due = schedule.due(step)
             if due and step < max_steps:
-                self._save(step)
-                last_saved_step, last_save_time = step, time.monotonic()
-                if evaluate_every_checkpoint and throttle.due():
-                    self._evaluate_now(step)
-                    throttle.record_evaluation()
-                elif evaluate_every_checkpoint:
-                    throttle.skipped(step)
+                self._save(step, due)
+                schedule.saved(step)
+                # A time-based checkpoint is for a run that dies, not one more evaluation.
+                if evaluate_every_checkpoint and schedule.evaluation_follows(due):
+                    if throttle.due():
+                        self._evaluate_now(step)
+                        throttle.record_evaluation()
+                    else:
+                        throttle.skipped(step)
             if stopper is not None and stopper(step):
                 break
-        if last_saved_step != step:
+        if schedule.last_saved_step != step:
             self._save(step)
         if self.stopped_early_at_step is not None and self._placement.is_chief:
             # After the final checkpoint: an evaluator that reads this has it to evaluate.
@@ -252,7 +292,28 @@ class NativeExperiment:
         if writer is not None:
             writer.close()
         self.train_summary = log.end()
+        if stop is not None:
+            signum, from_other_task = stop
+            raise stop_signals.TrainingStopped(
+                signum, step, self._restored_path if chief else None,
+                from_other_task=from_other_task)
         return self.train_summary
+
+    def _stop_signal(self, step):
+        """(signal, from another task) when training must stop before `step`, else None.
+
+        One process stops at once. The tasks of a cluster train each step together, so
+        one that stopped alone would leave the others waiting for it forever: they agree
+        every STOP_CHECK_STEPS steps (a sum over the tasks; all of them stop at the same
+        step, where the chief saves).
+        """
+        signum = stop_signals.requested_signal()
+        if not self._placement.in_cluster:
+            return None if signum is None else (signum, False)
+        if step % STOP_CHECK_STEPS:
+            return None
+        agreed = self._placement.agree_signal(signum)
+        return None if agreed is None else (agreed, signum is None)
 
     def _early_stopper(self):
         """A function step -> bool (stop now), checked every min_eval_frequency steps."""

@@ -16,12 +16,17 @@ and parameter servers are the Estimator backend's (`backends.check_native_suppor
 so in one line).
 """
 import dataclasses
+import signal
 
 import tensorflow as tf
 from absl import logging
 
 from t2t.training import backends
 from t2t.training import run_config as run_config_lib
+
+
+# The signals that stop training (stop_signals), the more final first.
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 @dataclasses.dataclass
@@ -49,6 +54,21 @@ class Placement:
             lambda context: tf.constant(1.0 if flag else 0.0))
         return float(self.strategy.reduce(tf.distribute.ReduceOp.SUM, values,
                                           axis=None)) > 0
+
+    def agree_signal(self, signum):
+        """The stop signal any training task got (SIGTERM before SIGINT), or None; every
+        task gets the same answer. `signum`: this task's (None: none).
+
+        A sum over the strategy's replicas (a collective op across the tasks of a
+        MultiWorkerMirroredStrategy: every training task calls it at the same step); with
+        one task it is that task's own signal.
+        """
+        counts = [1.0 if signum == each else 0.0 for each in _STOP_SIGNALS]
+        values = self.strategy.experimental_distribute_values_from_function(
+            lambda context: tf.constant(counts))
+        totals = self.strategy.reduce(tf.distribute.ReduceOp.SUM, values, axis=None).numpy()
+        return next((int(each) for each, total in zip(_STOP_SIGNALS, totals) if total > 0),
+                    None)
 
 
 def ensure_cpu_devices(count):
