@@ -167,8 +167,10 @@ class T2tCt2(System):
         return self.step
 
     def command(self, setting, source, output):
-        return self.bench.ct2_worker(self.model, setting, source, output,
-                                     compute_type=self.quantization)
+        # Up to the source length + 100 ids, as t2t decodes (extra_length), not 200.
+        command, env = self.bench.ct2_worker(self.model, setting, source, output,
+                                             compute_type=self.quantization)
+        return command + ["--extra_length=100"], env
 
 
 class T2tCt2Int8(T2tCt2):

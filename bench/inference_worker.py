@@ -78,6 +78,13 @@ def ctranslate2_decoder(args):
     min_decoding_length of 1 forbids EOS at the first step; the other decoders allow it
     (a 10-step model's empty outputs came out as one token), so it is 0 here."""
     import ctranslate2
+
+    def max_length(lines):
+        """--max_decoding_length, or with --extra_length the batch's longest source +
+        extra_length (t2t's decode length: a 500-step model can loop until the cap)."""
+        if args.extra_length:
+            return max(len(line.split()) for line in lines) + args.extra_length
+        return args.max_decoding_length
     translator = ctranslate2.Translator(args.model, device="cpu", compute_type=args.compute_type,
                                         intra_threads=args.threads, inter_threads=1)
 
@@ -85,7 +92,7 @@ def ctranslate2_decoder(args):
         results = translator.translate_batch(
             [line.split() for line in lines], beam_size=args.beam_size,
             length_penalty=args.length_penalty if args.beam_size > 1 else 0.0,
-            max_decoding_length=args.max_decoding_length, max_batch_size=len(lines),
+            max_decoding_length=max_length(lines), max_batch_size=len(lines),
             min_decoding_length=0)  # EOS allowed first, as in the other decoders
         return [token_ids(result.hypotheses[0]) for result in results]
     return decode
@@ -105,6 +112,9 @@ def main(argv=None):
     parser.add_argument("--length_penalty", type=float, default=0.6,
                         help="CTranslate2's: the final score is log P / length^this")
     parser.add_argument("--max_decoding_length", type=int, default=200)
+    parser.add_argument("--extra_length", type=int, default=0,
+                        help="CTranslate2: decode up to the batch's longest source + this "
+                             "(t2t's rule) instead of --max_decoding_length")
     parser.add_argument("--compute_type", default="float32", help="CTranslate2's")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
