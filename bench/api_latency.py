@@ -26,6 +26,8 @@ import subprocess
 import sys
 import time
 
+import inference_systems
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 HERE = os.path.dirname(os.path.abspath(__file__))
 SENTENCE = "A man in a blue shirt is standing on a ladder."
@@ -35,12 +37,11 @@ def export_greedy(args):
     """The folder of a greedy SavedModel of `--model_dir` (exported once)."""
     found = sorted(glob.glob(os.path.join(args.work_dir, "export", "[0-9]*", "saved_model.pb*")))
     if not found:
-        subprocess.run([os.path.join(os.path.dirname(sys.executable), "t2t-exporter"),
-                        "--problem=" + args.problem, "--model=transformer",
-                        "--hparams_set=" + args.hparams_set,
-                        "--output_dir=" + args.model_dir, "--data_dir=" + args.data_dir,
-                        "--decode_hparams=beam_size=1",
-                        "--export_dir=" + os.path.join(args.work_dir, "export")], check=True)
+        subprocess.run(inference_systems.t2t_export_command(
+            os.path.dirname(sys.executable), args.model_dir,
+            os.path.join(args.work_dir, "export"), "--decode_hparams=beam_size=1",
+            problem=args.problem, hparams_set=args.hparams_set, data_dir=args.data_dir),
+            check=True)
         found = sorted(glob.glob(os.path.join(args.work_dir, "export", "[0-9]*",
                                               "saved_model.pb*")))
     return os.path.dirname(found[-1])

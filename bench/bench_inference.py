@@ -143,6 +143,16 @@ class Bench:
         with open(os.path.join(folder, "PREPARED_FROM"), "w") as handle:
             handle.write(source)
 
+    def export_t2t(self, model_dir, step, export_dir, source, *flags):
+        """`t2t-exporter` of `model_dir`'s checkpoint at `step` into `export_dir` (untimed),
+        stamped as prepared from `source`."""
+        self.run_once(inference_systems.t2t_export_command(
+            self.args.t2t_bin, model_dir, export_dir, *flags, problem=PROBLEM,
+            hparams_set=HPARAMS_SET, data_dir=self.args.t2t_data_dir,
+            checkpoint_path=os.path.join(model_dir, "model.ckpt-%d" % step)),
+            export_dir + ".log", self.env(TF_CPP_MIN_LOG_LEVEL="2"))
+        self.mark_prepared(export_dir, source)
+
     def t2t_flags(self, model_dir):
         return ["--problem=" + PROBLEM, "--model=transformer", "--hparams_set=" + HPARAMS_SET,
                 "--data_dir=" + self.args.t2t_data_dir, "--output_dir=" + model_dir]

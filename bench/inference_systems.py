@@ -39,6 +39,21 @@ HPARAMS_SET = "transformer_multi30k"
 ALPHA = 0.6  # the length penalty exponent of bench_multi30k (Wu et al. 2016's alpha)
 
 
+def t2t_export_command(bin_dir, model_dir, export_dir, *flags, problem=PROBLEM,
+                       hparams_set=HPARAMS_SET, data_dir=None, checkpoint_path=None):
+    """The `t2t-exporter` command line every t2t export of the benches is made with:
+    `model_dir`'s latest checkpoint (or `checkpoint_path`) into `export_dir`, plus `flags`
+    (--decode_hparams=..., --export_format=ctranslate2, ...)."""
+    command = [os.path.join(bin_dir, "t2t-exporter"), "--problem=" + problem,
+               "--model=transformer", "--hparams_set=" + hparams_set,
+               "--output_dir=" + model_dir, "--export_dir=" + export_dir]
+    if data_dir:
+        command.append("--data_dir=" + data_dir)
+    if checkpoint_path:
+        command.append("--checkpoint_path=" + checkpoint_path)
+    return command + list(flags)
+
+
 class System:
     name = ""
     engine = ""           # what decodes, for the table
@@ -122,13 +137,9 @@ class T2tSavedModel(System):
             export_dir = os.path.join(self.bench.work_dir, "t2t_savedmodel_beam%d" % beam_size)
             source = self.bench.t2t_source()
             if not self.bench.prepared(export_dir, source):
-                self.bench.run_once([os.path.join(self.bench.args.t2t_bin, "t2t-exporter")] +
-                                    self.bench.t2t_flags(model_dir) + [
-                    "--checkpoint_path=%s" % os.path.join(model_dir, "model.ckpt-%d" % self.step),
-                    "--decode_hparams=beam_size=%d,alpha=%s" % (beam_size, ALPHA),
-                    "--export_dir=" + export_dir], export_dir + ".log",
-                    self.bench.env(TF_CPP_MIN_LOG_LEVEL="2"))
-                self.bench.mark_prepared(export_dir, source)
+                self.bench.export_t2t(model_dir, self.step, export_dir, source,
+                                      "--decode_hparams=beam_size=%d,alpha=%s" % (beam_size,
+                                                                                  ALPHA))
             found = sorted(glob.glob(os.path.join(export_dir, "[0-9]*", "saved_model.pb*")))
             self.exports[beam_size] = os.path.dirname(found[-1])
         return self.step
@@ -157,13 +168,9 @@ class T2tCt2(System):
         self.model = os.path.join(self.bench.work_dir, self.name)
         source = self.bench.t2t_source()
         if not self.bench.prepared(self.model, source):
-            self.bench.run_once([os.path.join(self.bench.args.t2t_bin, "t2t-exporter")] +
-                                self.bench.t2t_flags(model_dir) + [
-                "--checkpoint_path=%s" % os.path.join(model_dir, "model.ckpt-%d" % self.step),
-                "--export_format=ctranslate2", "--quantization=" + self.quantization,
-                "--export_dir=" + self.model], self.model + ".log",
-                self.bench.env(TF_CPP_MIN_LOG_LEVEL="2"))
-            self.bench.mark_prepared(self.model, source)
+            self.bench.export_t2t(model_dir, self.step, self.model, source,
+                                  "--export_format=ctranslate2",
+                                  "--quantization=" + self.quantization)
         return self.step
 
     def command(self, setting, source, output):

@@ -35,6 +35,7 @@ from t2t.core import registry
 from t2t.core.hparam import HParams
 from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
+from t2t.decoding import batch_input
 from t2t.decoding import input_checks
 from t2t.decoding.input_checks import _input_vocab_size, check_inputs, encode_input
 from t2t.encoders import text_encoder
@@ -559,17 +560,21 @@ def decode_from_file(estimator, filename, hparams, decode_hp, decode_to_file=Non
     sorted_ids, _ = input_checks.limit_input_lengths(
         [inputs_vocab.encode(text) for text in sorted_inputs], hparams, decode_hp, filename)
 
-    def input_fn():
+    def input_fn_of(batches):
+        make_dataset = batch_input.make_input_fn_from_batches(batches)
+        return lambda: make_dataset().map(lambda batch: _decode_input_tensor_to_features_dict(
+            batch, hparams, decode_hp))
+
+    def results():
         batches = _batches_of_ids(num_decode_batches, sorted_ids, decode_hp.batch_size,
                                   task_id=decode_hp.multiproblem_task_id, has_input=has_input)
-        dataset = make_input_fn_from_generator(batches)()
-        return dataset.map(lambda batch: _decode_input_tensor_to_features_dict(
-            batch, hparams, decode_hp))
+        for chunk in batch_input.chunks_of_batches(batches):
+            yield from estimator.predict(input_fn_of(chunk), checkpoint_path=checkpoint_path)
 
     progress = Progress("decode %s" % os.path.basename(filename), unit="sentences",
                         total=num_sentences)
     decodes = []
-    for result in estimator.predict(input_fn, checkpoint_path=checkpoint_path):
+    for result in results():
         if decode_hp.return_beams:
             beams, scores = _split_beams(result, decode_hp.beam_size)
         else:

@@ -35,6 +35,7 @@ from t2t.core.progress import Progress
 from t2t.core import registry
 from t2t.core import tf_notices
 from t2t.data import data_reader
+from t2t.decoding import batch_input
 from t2t.decoding import decoding
 from t2t.decoding import input_checks
 from t2t.decoding import predictor
@@ -149,29 +150,38 @@ def _batches(indices, rows, batch_size: int, decode_length: Optional[int]):
 
 
 @tf_notices.quiet_deprecations
-def _predict(estimator, problem, batches, checkpoint_path):
-    """Yield (index, output ids up to EOS) of every row of `batches` (a generator of
-    `_batches`-like dicts, read lazily: one model run per batch)."""
-    try:
-        make_dataset = decoding.make_input_fn_from_generator(iter(batches))
-    except StopIteration:
-        return
+def _predict(estimator, problem, batches, checkpoint_path, lazy=False):
+    """Yield (index, output ids up to EOS) of every row of `batches` (`_batches`-like
+    dicts): held in the graph a chunk at a time, or with `lazy` read one batch per model
+    run (typed lines: each is decoded before the next is read)."""
     space_ids = problem_lib.problem_hparams_to_features(problem.get_hparams())
 
-    def input_fn(params=None, config=None):
-        del params, config
+    def input_fn_of(make_dataset):
+        def input_fn(params=None, config=None):
+            del params, config
 
-        def finish(features):
-            features = dict(features)
-            features["inputs"] = tf.cast(features["inputs"], tf.int32)[:, :, None, None]
-            features.update(space_ids)
-            return features
+            def finish(features):
+                features = dict(features)
+                features["inputs"] = tf.cast(features["inputs"], tf.int32)[:, :, None, None]
+                features.update(space_ids)
+                return features
 
-        return make_dataset().map(finish)
+            return make_dataset().map(finish)
+        return input_fn
 
-    for prediction in estimator.predict(input_fn, checkpoint_path=checkpoint_path,
-                                        yield_single_examples=True):
-        yield int(prediction["index"]), _until_eos(prediction["outputs"])
+    if lazy:
+        try:
+            datasets = [decoding.make_input_fn_from_generator(iter(batches))]
+        except StopIteration:
+            return
+    else:
+        datasets = (batch_input.make_input_fn_from_batches(chunk)
+                    for chunk in batch_input.chunks_of_batches(batches))
+    for make_dataset in datasets:
+        for prediction in estimator.predict(input_fn_of(make_dataset),
+                                            checkpoint_path=checkpoint_path,
+                                            yield_single_examples=True):
+            yield int(prediction["index"]), _until_eos(prediction["outputs"])
 
 
 def estimator_predict_fn(estimator, problem, checkpoint_path: Optional[str] = None,
@@ -390,7 +400,8 @@ def decode_interactively(estimator, problem, task_name: str,
             yield next(_batches([number], [ids], 1, _decode_length(problem)))
 
     count = 0
-    for number, ids in _predict(estimator, problem, batches(), checkpoint_path):
+    for number, ids in _predict(estimator, problem, batches(), checkpoint_path,
+                                lazy=True):
         line = typed.pop(number)
         try:
             output = _postprocess(task, ids, line)
