@@ -107,6 +107,9 @@ RUN_FLAGS_HELP = {
                   "set; with --engine=ctranslate2 also a CTranslate2 export.",
     "checkpoint_path": None, "t2t_usr_dir": None, "registry_help": None, "random_seed": None,
     "show_tf_deprecations": None, "decode_hparams": None,
+    "intra_op_parallelism_threads": "CPU threads each op may use (0: TensorFlow's choice, "
+                                    "all cores; t2t.load's threads= sets the same).",
+    "inter_op_parallelism_threads": "Ops run at once (0: TensorFlow's choice).",
 }
 DECODER_FLAGS = dict(RUN_FLAGS_HELP, **{name: None for name in (
     "decode_from_file", "decode_to_file", "decode_reference", "decode_interactive",
@@ -129,7 +132,9 @@ DECODER_FLAGS.update(
 def create_estimator(model_name, hparams, model_dir, decode_hp, disable_grappler=False):
     """What decodes `model_name` from `model_dir`'s checkpoints with `decode_hp`: an Estimator
     on the estimator backend, else a `CheckpointPredictor` (--backend; identical decodes)."""
-    session_config = run_config_lib.create_session_config()
+    session_config = run_config_lib.create_session_config(
+        inter_op_parallelism_threads=FLAGS.inter_op_parallelism_threads,
+        intra_op_parallelism_threads=FLAGS.intra_op_parallelism_threads)
     if disable_grappler:
         session_config.graph_options.rewrite_options.disable_meta_optimizer = True
     return predictor.create_predictor(model_name, hparams, model_dir, decode_hparams=decode_hp,

@@ -15,6 +15,7 @@ from absl.testing import flagsaver
 from t2t.bin import t2t_decoder, t2t_exporter
 from t2t.core import backend_choice
 from t2t.core import errors, registry
+from t2t.decoding import decoding
 from t2t.decoding import predictor
 
 from decoding_testing import (DEV_SIZE, HPARAMS, HPARAMS_SET, MODEL, PROBLEM,
@@ -95,6 +96,17 @@ def test_decode_dataset_in_process(model, tmp_path, parsed_flags):
     assert len(inputs) == len(targets) == len(decodes) == DEV_SIZE
     assert sorted(zip(inputs, targets)) == sorted(dev_pairs(model["data_dir"]))
     assert sum(d == t for d, t in zip(decodes, targets)) >= 0.75 * DEV_SIZE
+
+
+def test_thread_flags_reach_the_session(model, parsed_flags):
+    FLAGS.intra_op_parallelism_threads = 3
+    FLAGS.inter_op_parallelism_threads = 1
+    made = t2t_decoder.create_estimator(MODEL, make_hparams(model["data_dir"]),
+                                        model["model_dir"],
+                                        decoding.decode_hparams("beam_size=1"))
+    # A CheckpointPredictor (native backend) or a tf.estimator.Estimator (estimator backend).
+    config = getattr(made, "session_config", None) or made.config.session_config
+    assert (config.intra_op_parallelism_threads, config.inter_op_parallelism_threads) == (3, 1)
 
 
 def test_interactive_and_checkpoint_path(model, parsed_flags, monkeypatch, capsys):
