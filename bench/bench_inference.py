@@ -397,6 +397,9 @@ def parse_args(argv=None):
                         help="decode only the first N test sentences (smoke runs); 0: all")
     parser.add_argument("--out", default=os.path.join(HERE, "results", "inference.json"),
                         help="results JSON; empty: none")
+    parser.add_argument("--keep_other_rows", action="store_true",
+                        help="keep the rows of --out's systems that this run does not "
+                             "measure, each marked with the run it came from")
     args = parser.parse_args(argv)
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     args.settings = [s.strip() for s in args.settings.split(",") if s.strip()]
@@ -411,6 +414,18 @@ def parse_args(argv=None):
     if args.repeats < 1:
         parser.error("--repeats=%d: give 1 or more" % args.repeats)
     return args
+
+
+def kept_rows(path, measured_systems):
+    """The rows of `path` (an earlier report) of systems not in `measured_systems`, each with
+    `earlier_run`: that report's commit, load averages and repeats (not side by side with
+    this run's rows)."""
+    with open(path) as handle:
+        earlier = json.load(handle)
+    run = {name: earlier.get(name) for name in ("t2t_commit", "load_average_at_start",
+                                                "load_average_at_end", "repeats")}
+    return [dict(row, earlier_run=row.get("earlier_run", run))
+            for row in earlier.get("rows", []) if row["system"] not in measured_systems]
 
 
 def main(argv=None):
@@ -451,6 +466,8 @@ def main(argv=None):
         "load_average_at_end": os.getloadavg(), "python": platform.python_version(),
         "t2t_commit": inference_systems.git_commit(os.path.dirname(HERE)),
         "ctranslate2": Ct2Venv.version, "rows": rows}
+    if args.out and args.keep_other_rows and os.path.exists(args.out):
+        report["rows"] = rows + kept_rows(args.out, args.systems)
     if args.out:
         tmp = args.out + ".tmp"
         with open(tmp, "w") as handle:
