@@ -4,8 +4,8 @@
 file is read, encoded and sorted first). Feeding those batches through
 `tf.data.Dataset.from_generator` put a Python function in the graph, and with it every
 model run (a whole beam search) took ~2.2x as long on CPU as the same graph fed from
-tensors (Multi30k Transformer, beam 4, batch 32: 5.6 s against 2.5 s a batch, TF 2.21;
-`bench/bench_inference.py`, row t2t_tf). Here the batches are constants of the graph and
+tensors on TF 2.21 (Multi30k Transformer, beam 4, batch 32: 5.6 s against 2.5 s a batch;
+TF 2.15 showed no difference). Here the batches are constants of the graph and
 each dataset element slices its batch out of them: no Python runs between model runs.
 
     batches = [{"inputs": np.array([[5, 6, 1]], np.int32)},
