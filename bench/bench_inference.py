@@ -80,7 +80,8 @@ class Bench:
         os.makedirs(self.work_dir, exist_ok=True)
         self.peer_args = types.SimpleNamespace(
             venv_dir=args.venv_dir, peer_python=args.peer_python, beam_size=4,
-            checkpoint_steps=50, log_steps=10, max_steps=args.step)
+            checkpoint_steps=50, log_steps=10, max_steps=args.step,
+            learning_rate=1.5, warmup_steps=600)  # transformer_multi30k's, as trained
         self.peer_data = {"data_dir": args.t2t_data_dir,
                           "peer_dir": os.path.join(args.multi30k_work_dir, "peer_data")}
         self._peers = {}

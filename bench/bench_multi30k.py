@@ -129,12 +129,26 @@ def prepare_data(args):
             for token_id in range(2, encoder.vocab_size):  # 0 (PAD) and 1 (EOS) are t2t's
                 handle.write(multi30k_peers.ids_to_tokens([token_id]) + "\n")
         open(done, "w").close()
+    val_source, val_reference = (os.path.join(peer_dir, "val." + lang) for lang in ("en", "de"))
+    if not os.path.exists(val_reference):  # the text of val, for t2t-decoder and scoring
+        from t2t.core import registry
+        from t2t.problems import problem as problem_lib
+        from t2t.problems import translate_multi30k
+        paths = registry.problem(PROBLEM).split_files(tmp_dir, problem_lib.DatasetSplit.EVAL)
+        pairs = list(translate_multi30k.parallel_sentences(*paths))
+        for path, side in ((val_source, 0), (val_reference, 1)):
+            with open(path + ".tmp", "w", encoding="utf-8") as handle:
+                handle.write("".join(pair[side] + "\n" for pair in pairs))
+            os.replace(path + ".tmp", path)
     data = {"data_dir": data_dir, "peer_dir": peer_dir, "vocab": vocab_name,
             "test_source": os.path.join(data_dir, "%s.test_2016_flickr.en" % PROBLEM),
             "test_reference": os.path.join(data_dir, "%s.test_2016_flickr.de" % PROBLEM),
-            "peer_test_source": os.path.join(peer_dir, "test.src")}
+            "peer_test_source": os.path.join(peer_dir, "test.src"),
+            "val_source": val_source, "val_reference": val_reference,
+            "peer_val_source": os.path.join(peer_dir, "val.src")}
     if args.test_lines:  # a smoke run: the first N sentences, in files of their own
-        for key in ("test_source", "test_reference", "peer_test_source"):
+        for key in ("test_source", "test_reference", "peer_test_source",
+                    "val_source", "val_reference", "peer_val_source"):
             head = os.path.join(args.work_dir, "head%d.%s" % (args.test_lines, key))
             with open(data[key], encoding="utf-8") as source, \
                     open(head, "w", encoding="utf-8") as out:
@@ -304,20 +318,25 @@ def t2t_find(model_dir):
 def run_t2t(args, data, run_dir):
     output_dir = os.path.join(run_dir, "train")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    common = ["--problem=" + PROBLEM, "--model=transformer", "--hparams_set=" + HPARAMS_SET,
+    common = ["--problem=" + PROBLEM, "--model=transformer",
+              "--hparams_set=" + args.t2t_hparams_set,
               "--data_dir=" + data["data_dir"], "--output_dir=" + output_dir]
+    if args.t2t_hparams_set != HPARAMS_SET:  # an ablation's set
+        common.append("--t2t_usr_dir=" + os.path.join(HERE, "multi30k_ablations"))
     command = [os.path.join(BIN, "t2t-trainer")] + common + [
+        "--hparams=learning_rate_constant=%s,learning_rate_warmup_steps=%d" % (
+            args.learning_rate, args.warmup_steps),
         "--schedule=train", "--train_steps=%d" % (args.max_steps or 100000000),
         "--random_seed=1", "--local_eval_frequency=%d" % args.checkpoint_steps,
         "--keep_checkpoint_max=3", "--log_step_count_steps=%d" % args.log_steps]
     watcher, peak, log_path = train_for("t2t", command, env, run_dir, output_dir, t2t_find,
                                         args.budgets)
 
-    def decode(kept_path, step, out_path):
+    def decode(kept_path, step, out_path, split="test"):
         run_checked([os.path.join(BIN, "t2t-decoder")] + common + [
             "--checkpoint_path=%s" % os.path.join(kept_path, "model.ckpt-%d" % step),
             "--decode_hparams=beam_size=%d,alpha=0.6,batch_size=32" % args.beam_size,
-            "--decode_from_file=" + data["test_source"], "--decode_to_file=" + out_path],
+            "--decode_from_file=" + data[split + "_source"], "--decode_to_file=" + out_path],
             env=env, log_path=out_path + ".log")
         return [line for line in open(out_path, encoding="utf-8").read().split("\n")][:-1]
 
@@ -365,11 +384,14 @@ def score(decodes, references):
     return bleu_hook.sacrebleu_corpus_score(decodes, references)
 
 
-def bench_system(system, args, data):
-    run_dir = os.path.join(args.work_dir, "runs", system)
+def train_system(system, args, data, run_dir):
+    """Train `system` in a fresh `run_dir` for the largest budget; what `decode_budget` and
+    the results need: the watcher (kept checkpoints), decode(kept, step, out, split), the
+    loss curve, throughput, peak memory, parameters and version."""
     shutil.rmtree(run_dir, ignore_errors=True)
     os.makedirs(run_dir)
-    log("%s: training for %s min" % (system, max(args.budgets)))
+    log("%s: training for %s min (learning rate %s, warmup %d)" % (
+        system, max(args.budgets), args.learning_rate, args.warmup_steps))
     if system == "t2t":
         watcher, peak, rate, params, decode, curve = run_t2t(args, data, run_dir)
         loss = {"definition": T2T_LOSS, "offset": 0.0}
@@ -386,25 +408,6 @@ def bench_system(system, args, data):
         decode, version = peer.decode, peer.version
         curve = peer.loss_curve(log_path)
         loss = {"definition": peer.loss_definition, "offset": round(peer.loss_offset(), 4)}
-    references = open(data["test_reference"], encoding="utf-8").read().split("\n")[:-1]
-    budgets = []
-    for minutes in args.budgets:
-        chosen = watcher.last_before(minutes)
-        if chosen is None:
-            log("%s: no checkpoint within %s min" % (system, minutes))
-            budgets.append({"minutes": minutes, "bleu": None, "step": None})
-            continue
-        at_minutes, step, kept_path = chosen
-        out_path = os.path.join(run_dir, "test_2016_flickr.%smin.de" % minutes)
-        start = time.monotonic()
-        decodes = decode(kept_path, step, out_path)
-        bleu, signature = score(decodes, references)
-        log("%s: %s min -> step %d (written at %.1f min), BLEU %.2f, decode %.0f s" % (
-            system, minutes, step, at_minutes, bleu, time.monotonic() - start))
-        budgets.append({"minutes": minutes, "bleu": round(bleu, 2), "step": step,
-                        "checkpoint_minutes": round(at_minutes, 2),
-                        "decode_seconds": round(time.monotonic() - start, 1),
-                        "signature": signature})
     # [step, loss as logged, loss - offset]: the last is comparable across systems (each
     # toolkit's loss less the constant its label smoothing adds; see the docstring).
     loss["curve"] = [[step, value, round(value - loss["offset"], 4)] for step, value in curve]
@@ -412,8 +415,42 @@ def bench_system(system, args, data):
                                           for point in loss["curve"][::max(1, len(curve) // 8)])))
     return {"system": system, "version": version, "parameters": params,
             "train_tokens_per_sec": round(rate) if rate else None,
-            "peak_memory_mb": round(peak / 1e6), "budgets": budgets,
-            "steps_trained": watcher.newest, "loss": loss}
+            "peak_memory_mb": round(peak / 1e6), "steps_trained": watcher.newest,
+            "loss": loss, "watcher": watcher, "decode": decode, "run_dir": run_dir}
+
+
+def decode_budget(trained, minutes, data, split="test"):
+    """Decode `split` (test or val) with the last checkpoint written within `minutes` and
+    score it: {"minutes", "bleu", "step", ...}; bleu and step None when there is none."""
+    system, run_dir = trained["system"], trained["run_dir"]
+    chosen = trained["watcher"].last_before(minutes)
+    if chosen is None:
+        log("%s: no checkpoint within %s min" % (system, minutes))
+        return {"minutes": minutes, "bleu": None, "step": None}
+    at_minutes, step, kept_path = chosen
+    name = "test_2016_flickr" if split == "test" else split
+    out_path = os.path.join(run_dir, "%s.%smin.de" % (name, minutes))
+    references = open(data[split + "_reference"], encoding="utf-8").read().split("\n")[:-1]
+    start = time.monotonic()
+    decodes = trained["decode"](kept_path, step, out_path, split)
+    bleu, signature = score(decodes, references)
+    log("%s: %s min -> step %d (written at %.1f min), %s BLEU %.2f, decode %.0f s" % (
+        system, minutes, step, at_minutes, split, bleu, time.monotonic() - start))
+    return {"minutes": minutes, "bleu": round(bleu, 2), "step": step,
+            "checkpoint_minutes": round(at_minutes, 2),
+            "decode_seconds": round(time.monotonic() - start, 1), "signature": signature}
+
+
+def public(trained):
+    """The JSON part of train_system's result."""
+    return {k: v for k, v in trained.items() if k not in ("watcher", "decode", "run_dir")}
+
+
+def bench_system(system, args, data):
+    trained = train_system(system, args, data, os.path.join(args.work_dir, "runs", system))
+    result = public(trained)
+    result["budgets"] = [decode_budget(trained, minutes, data) for minutes in args.budgets]
+    return result
 
 
 def plot(args, results, path):
@@ -445,6 +482,20 @@ def parse_args(argv=None):
                              "--checkpoint_steps, so the last step is kept")
     parser.add_argument("--log_steps", type=int, default=10,
                         help="steps between the loss and throughput lines of every trainer")
+    parser.add_argument("--learning_rate", type=float, default=None,
+                        help="the Noam schedule's constant for every system (default: %s's "
+                             "learning_rate_constant)" % HPARAMS_SET)
+    parser.add_argument("--warmup_steps", type=int, default=None,
+                        help="the Noam schedule's warmup for every system (default: %s's "
+                             "learning_rate_warmup_steps)" % HPARAMS_SET)
+    parser.add_argument("--peer_embedding_init", choices=("default", "t2t"), default="default",
+                        help="an ablation: t2t gives the peers' shared embedding matrix t2t's "
+                             "initialization, normal(0, d^-0.5), instead of their own "
+                             "(std 0.0155 at 8,080 x 256)")
+    parser.add_argument("--t2t_hparams_set", default=HPARAMS_SET,
+                        help="the hparams set t2t trains: %s, or an ablation's set of "
+                             "bench/multi30k_ablations (e.g. "
+                             "transformer_multi30k_glorot_embeddings)" % HPARAMS_SET)
     parser.add_argument("--beam_size", type=int, default=4)
     parser.add_argument("--test_lines", type=int, default=0,
                         help="decode only the first N test sentences (smoke runs); 0: all")
@@ -458,6 +509,7 @@ def parse_args(argv=None):
     except ValueError:
         parser.error("--budgets_minutes=%s: give minutes like 10,20" % args.budgets_minutes)
     args.budgets = [int(b) if b == int(b) else b for b in args.budgets]
+    registered_schedule(args)
     args.systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     unknown = sorted(set(args.systems) - set(SYSTEMS))
     if args.max_steps < 0 or (args.max_steps and args.max_steps % args.checkpoint_steps):
@@ -467,6 +519,33 @@ def parse_args(argv=None):
         parser.error("--systems: unknown %s; use %s" % (", ".join(unknown), ", ".join(SYSTEMS))
                      if unknown else "--budgets_minutes: give at least one budget")
     return args
+
+
+def registered_schedule(args):
+    """--learning_rate / --warmup_steps not given: the values of HPARAMS_SET."""
+    if args.learning_rate is None or args.warmup_steps is None:
+        from t2t.core import registry
+        from t2t.models import transformer_multi30k  # noqa: F401  (registers the set)
+        hparams = registry.hparams(HPARAMS_SET)
+        if args.learning_rate is None:
+            args.learning_rate = hparams.learning_rate_constant
+        if args.warmup_steps is None:
+            args.warmup_steps = hparams.learning_rate_warmup_steps
+
+
+def write_results(path, results):
+    """`results`' keys into the JSON at `path`, the keys it has of other runs kept (the
+    sweep, the ablations); written under a temporary name, then renamed."""
+    merged = {}
+    if os.path.exists(path):
+        with open(path) as handle:
+            merged = json.load(handle)
+    merged.update(results)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as handle:
+        json.dump(merged, handle, indent=1, sort_keys=True)
+    os.replace(tmp, path)
+    return merged
 
 
 def main(argv=None):
@@ -480,6 +559,9 @@ def main(argv=None):
                  "writes); reinstall t2t with `make test` or pip install 'protobuf>=4.25'")
     data = prepare_data(args)
     results = {"problem": PROBLEM, "hparams_set": HPARAMS_SET, "budgets_minutes": args.budgets,
+               "learning_rate": args.learning_rate, "warmup_steps": args.warmup_steps,
+               "peer_embedding_init": args.peer_embedding_init,
+               "t2t_hparams_set": args.t2t_hparams_set,
                "beam_size": args.beam_size, "alpha": 0.6, "test_lines": args.test_lines or 1000,
                "max_steps": args.max_steps or None, "cpu_count": os.cpu_count(),
                "load_average_at_start": os.getloadavg(), "python": platform.python_version(),
@@ -499,10 +581,7 @@ def main(argv=None):
     signatures = {b.get("signature") for r in results["systems"] for b in r["budgets"]} - {None}
     print("sacrebleu: %s" % ", ".join(sorted(signatures)))
     if args.out:
-        tmp = args.out + ".tmp"
-        with open(tmp, "w") as handle:
-            json.dump(results, handle, indent=1, sort_keys=True)
-        os.replace(tmp, args.out)
+        results = write_results(args.out, results)
     if args.plot:
         plot(args, results, args.plot)
     log("done: %d systems, %d budgets, %.1f min%s" % (

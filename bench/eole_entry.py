@@ -11,6 +11,10 @@ Run with the eole venv's python by bench_multi30k.py and bench_inference.py:
   value to the sub-layer outputs, the embeddings and that inner activation alike
   (`TransformerMLP.dropout_1`); here the inner one gets P, at construction and whenever
   eole updates its dropouts (`dropout_steps`), and the others keep `dropout`.
+- `--embedding_init_std S`: the word embeddings (one matrix here: source, target and
+  softmax share it) drawn from normal(0, S) after eole's `param_init_method` initialized
+  every weight: S = 256^-0.5 is t2t's symbol-modality initialization (an ablation of
+  bench_multi30k.py, `--peer_embedding_init=t2t`).
 """
 import argparse
 import sys
@@ -21,6 +25,8 @@ def main():
     parser.add_argument("--threads", type=int, default=0, help="0: torch's default")
     parser.add_argument("--relu_dropout", type=float, default=None,
                         help="the feed-forward block's inner dropout; default eole's dropout")
+    parser.add_argument("--embedding_init_std", type=float, default=None,
+                        help="word embeddings from normal(0, S); default eole's initialization")
     args, rest = parser.parse_known_args()
     if rest and rest[0] == "--":
         rest = rest[1:]
@@ -43,6 +49,19 @@ def main():
             self.dropout_1.p = relu_dropout
 
         mlp.__init__, mlp.update_dropout = init, update_dropout
+    if args.embedding_init_std is not None:
+        from eole.models import model as eole_model
+        from eole.modules import embeddings as eole_embeddings
+        std = args.embedding_init_std
+        original_init_weights = eole_model.BaseModel.init_weights
+
+        def init_weights(self, running_config):
+            original_init_weights(self, running_config)
+            for module in self.modules():
+                if isinstance(module, eole_embeddings.Embeddings):
+                    torch.nn.init.normal_(module.embeddings.weight, mean=0.0, std=std)
+
+        eole_model.BaseModel.init_weights = init_weights
     from eole.bin.main import main as eole_main
     sys.argv = ["eole"] + rest
     eole_main()

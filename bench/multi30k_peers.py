@@ -53,6 +53,12 @@ def steady_rate(rates):
     return statistics.median(rates) if rates else None
 
 
+def embedding_init(args):
+    """"default" (each toolkit's own) or "t2t" (normal(0, d^-0.5), t2t's symbol modality):
+    bench_multi30k.py's --peer_embedding_init, an ablation."""
+    return getattr(args, "peer_embedding_init", "default")
+
+
 class Peer:
     name = ""
     version = ""
@@ -126,16 +132,27 @@ class OpenNMTTF(Peer):
                            open(os.path.join(peer, "vocab.txt")).read())
         self.model_py = self.write("model.py", """
             import opennmt
+            import tensorflow as tf
+
+            EMBEDDING_INIT = %r  # "default": Keras' glorot_uniform; "t2t": normal(0, 256^-0.5)
+
+
+            class WordEmbedder(opennmt.inputters.WordEmbedder):
+                def add_weight(self, name=None, *args, **kwargs):
+                    if name == "embedding" and EMBEDDING_INIT == "t2t":
+                        kwargs["initializer"] = tf.keras.initializers.RandomNormal(
+                            stddev=256 ** -0.5)
+                    return super().add_weight(name, *args, **kwargs)
 
 
             def model():
                 return opennmt.models.Transformer(
-                    source_inputter=opennmt.inputters.WordEmbedder(embedding_size=256),
-                    target_inputter=opennmt.inputters.WordEmbedder(embedding_size=256),
+                    source_inputter=WordEmbedder(embedding_size=256),
+                    target_inputter=WordEmbedder(embedding_size=256),
                     num_layers=3, num_units=256, num_heads=4, ffn_inner_dim=1024,
                     dropout=0.2, attention_dropout=0.1, ffn_dropout=0.1,
                     share_embeddings=opennmt.models.EmbeddingsSharingLevel.ALL)
-            """)
+            """ % embedding_init(self.args))
         self.config = self.write("config.yml", """
             model_dir: %(run)s/model
             data:
@@ -146,9 +163,9 @@ class OpenNMTTF(Peer):
             params:
               optimizer: Adam
               optimizer_params: {beta_1: 0.9, beta_2: 0.98, epsilon: 1.0e-9}
-              learning_rate: 1.5
+              learning_rate: %(learning_rate)s
               decay_type: NoamDecay
-              decay_params: {model_dim: 256, warmup_steps: 600}
+              decay_params: {model_dim: 256, warmup_steps: %(warmup)d}
               label_smoothing: 0.1
               beam_width: %(beam)d
               length_penalty: 0.6
@@ -170,6 +187,7 @@ class OpenNMTTF(Peer):
             """ % {"run": self.run_dir, "peer": peer, "vocab": vocab,
                    "beam": self.args.beam_size, "every": self.args.checkpoint_steps,
                    "log_every": self.args.log_steps,
+                   "learning_rate": self.args.learning_rate, "warmup": self.args.warmup_steps,
                    "max_step": self.args.max_steps or 100000000})
 
     def train_command(self):
@@ -228,9 +246,9 @@ class OpenNMTTF(Peer):
         return self.main_command(kept_path, step) + [
             "export", "--output_dir", output_dir, "--format", "ctranslate2"]
 
-    def decode(self, kept_path, step, out_path):
+    def decode(self, kept_path, step, out_path, split="test"):
         raw = out_path + ".tokens"
-        self.run(self.infer_command(kept_path, step, self.data["peer_test_source"], raw,
+        self.run(self.infer_command(kept_path, step, self.data["peer_%s_source" % split], raw,
                                     self.args.beam_size, 32),
                  os.path.basename(out_path) + ".log",
                  env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="1"))
@@ -320,9 +338,9 @@ class Eole(Peer):
               optim: adam
               adam_beta1: 0.9
               adam_beta2: 0.98
-              learning_rate: 1.5
+              learning_rate: %(learning_rate)s
               decay_method: noam
-              warmup_steps: 600
+              warmup_steps: %(warmup)d
               label_smoothing: 0.1
               normalization: tokens
               dropout: [0.2]
@@ -334,17 +352,23 @@ class Eole(Peer):
               gpu_ranks: []
             """ % {"run": self.run_dir, "peer": peer, "vocab_size": vocab_size,
                    "every": self.args.checkpoint_steps, "log_every": self.args.log_steps,
+                   "learning_rate": self.args.learning_rate, "warmup": self.args.warmup_steps,
                    "max_step": self.args.max_steps or 100000000})
         # eole_entry.py: the feed-forward block's inner dropout 0.1 (t2t's relu_dropout),
         # which eole's config cannot set apart from `dropout`.
-        command = self.entry(relu_dropout=0.1) + ["train", "-config", self.config]
+        command = self.entry(relu_dropout=0.1, embedding_init_std=(
+            256 ** -0.5 if embedding_init(self.args) == "t2t" else None)) + [
+            "train", "-config", self.config]
         return command, dict(os.environ), os.path.join(self.run_dir, "model"), self.find
 
-    def entry(self, threads=0, relu_dropout=None):
-        """eole's command line through bench/eole_entry.py (threads, inner dropout)."""
+    def entry(self, threads=0, relu_dropout=None, embedding_init_std=None):
+        """eole's command line through bench/eole_entry.py (threads, inner dropout, the
+        embeddings' initialization)."""
         command = [self.python, os.path.join(HERE, "eole_entry.py"), "--threads=%d" % threads]
         if relu_dropout is not None:
             command.append("--relu_dropout=%s" % relu_dropout)
+        if embedding_init_std is not None:
+            command.append("--embedding_init_std=%r" % embedding_init_std)
         return command + ["--"]
 
     def predict_command(self, kept_path, step, source, output, beam_size, batch_size,
@@ -376,9 +400,9 @@ class Eole(Peer):
                 found[int(match.group(1))] = [path]
         return found
 
-    def decode(self, kept_path, step, out_path):
+    def decode(self, kept_path, step, out_path, split="test"):
         raw = out_path + ".tokens"
-        self.run(self.predict_command(kept_path, step, self.data["peer_test_source"], raw,
+        self.run(self.predict_command(kept_path, step, self.data["peer_%s_source" % split], raw,
                                       self.args.beam_size, 32),
                  os.path.basename(out_path) + ".log")
         return self.write_decodes(raw, out_path)

@@ -1,0 +1,185 @@
+"""The same learning-rate sweep for t2t, OpenNMT-tf and eole on Multi30k, chosen on val.
+
+Every system trains once per point of one grid (the Noam schedule's constant x its warmup,
+the same grid for all three: all use the same formula) for `--budgets_minutes` of wall
+clock, with everything else as in bench_multi30k.py. The last checkpoint written within the
+budget decodes val (1,014 sentences) and test_2016_flickr (beam 4, alpha 0.6). A system's
+best point is the one with the highest **val** BLEU; test BLEU is reported for every point
+and never used to choose.
+
+Points land in bench/results/multi30k.json under "sweep" as each finishes, so a sweep that
+was stopped (or runs over several sittings) goes on where it stopped: a point already there
+with the same budget is not trained again (--redo trains them all).
+
+The same script runs the ablations at the points given: `--peer_embedding_init=t2t` trains
+the peers with t2t's embedding initialization, normal(0, d^-0.5);
+`--t2t_hparams_set=transformer_multi30k_glorot_embeddings` trains t2t with theirs (Glorot
+uniform; bench/multi30k_ablations). Such points are stored with a "variant" naming the
+change and are never candidates for a system's best.
+
+    python bench/multi30k_sweep.py --systems=eole            # 4 points x 10 min
+    python bench/multi30k_sweep.py --learning_rates=1.5,3 --warmups=300,600 \\
+        --systems=t2t,opennmt_tf,eole --budgets_minutes=10
+    python bench/multi30k_sweep.py --systems=opennmt_tf,eole --learning_rates=1.5 \
+        --warmups=300 --peer_embedding_init=t2t                 # an ablation
+    python bench/multi30k_sweep.py --systems=t2t --learning_rates=1.5 --warmups=300 \
+        --t2t_hparams_set=transformer_multi30k_glorot_embeddings  # and t2t's side
+    python bench/multi30k_sweep.py --budgets_minutes=1 --checkpoint_steps=10 \
+        --test_lines=20 --out=                                  # a smoke run
+"""
+import argparse
+import json
+import itertools
+import os
+import shutil
+import signal
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import bench_multi30k  # noqa: E402  (bench/bench_multi30k.py)
+
+log = bench_multi30k.log
+
+
+def variant(point):
+    """What an ablation changed: "default" for each toolkit's own configuration, else
+    e.g. "peer_embedding_init=t2t" or "t2t_hparams_set=transformer_multi30k_glorot_..."."""
+    return point.get("variant", "default")
+
+
+def variant_of(system, args):
+    if system == "t2t":
+        return ("default" if args.t2t_hparams_set == bench_multi30k.HPARAMS_SET
+                else "t2t_hparams_set=" + args.t2t_hparams_set)
+    return ("default" if args.peer_embedding_init == "default"
+            else "peer_embedding_init=" + args.peer_embedding_init)
+
+
+def point_key(point):
+    return (point["system"], float(point["learning_rate"]), int(point["warmup_steps"]),
+            float(point["minutes"]), variant(point))
+
+
+def best_points(points, budget):
+    """{system: the point of `budget` minutes with the highest val BLEU} (ties: the first),
+    among the points of each toolkit's own configuration (ablations are not candidates).
+
+        best_points([{"system": "t2t", "minutes": 10, "val_bleu": 3.0, ...},
+                     {"system": "t2t", "minutes": 10, "val_bleu": 5.0, ...}], 10)
+        # {"t2t": the second point}
+    """
+    best = {}
+    for point in points:
+        if point["minutes"] != budget or point.get("val_bleu") is None or \
+                variant(point) != "default":
+            continue
+        if point["system"] not in best or point["val_bleu"] > best[point["system"]]["val_bleu"]:
+            best[point["system"]] = point
+    return best
+
+
+def run_point(system, learning_rate, warmup, args, data):
+    """Train one point, decode val and test at the budget, keep the logs and decodes (the
+    checkpoints go: a sweep would fill the disk)."""
+    minutes = args.budgets[0]
+    args.learning_rate, args.warmup_steps = learning_rate, warmup
+    changed = variant_of(system, args)
+    run_dir = os.path.join(args.work_dir, "sweep", "%s_lr%s_warmup%d_%smin%s" % (
+        system, learning_rate, warmup, minutes,
+        "" if changed == "default" else "_" + changed.replace("=", "_")))
+    load = os.getloadavg()[0]
+    trained = bench_multi30k.train_system(system, args, data, run_dir)
+    val = bench_multi30k.decode_budget(trained, minutes, data, "val")
+    test = bench_multi30k.decode_budget(trained, minutes, data, "test")
+    for name in ("kept", "train", "model"):
+        shutil.rmtree(os.path.join(run_dir, name), ignore_errors=True)
+    curve = trained["loss"]["curve"]
+    point = {"system": system, "learning_rate": learning_rate, "warmup_steps": warmup,
+             "minutes": minutes, "step": val["step"], "val_bleu": val["bleu"],
+             "test_bleu": test["bleu"], "signature": test.get("signature"),
+             "train_tokens_per_sec": trained["train_tokens_per_sec"],
+             "final_loss": curve[-1][2] if curve else None, "loss_curve": curve,
+             "version": trained["version"], "load_average_at_start": round(load, 2),
+             "date": time.strftime("%Y-%m-%d")}
+    if changed != "default":
+        point["variant"] = changed
+    return point
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], add_help=False)
+    parser.add_argument("--learning_rates", default="1.5,3",
+                        help="comma-separated Noam constants")
+    parser.add_argument("--warmups", default="300,600", help="comma-separated warmup steps")
+    parser.add_argument("--redo", action="store_true",
+                        help="train every point, also those already in --out")
+    own, rest = parser.parse_known_args(argv)
+    if "-h" in rest or "--help" in rest:
+        parser.print_help()
+        print("\nand bench_multi30k.py's flags (--budgets_minutes takes one budget here):")
+    args = bench_multi30k.parse_args(["--budgets_minutes=10", "--plot="] + rest)
+    if len(args.budgets) != 1:
+        sys.exit("multi30k_sweep: --budgets_minutes=%s: give one budget (e.g. 10)"
+                 % args.budgets_minutes)
+    try:
+        args.grid = [(float(lr), int(w)) for lr, w in itertools.product(
+            own.learning_rates.split(","), own.warmups.split(","))]
+    except ValueError:
+        sys.exit("multi30k_sweep: --learning_rates=%s --warmups=%s: give numbers like "
+                 "1.5,3 and 300,600" % (own.learning_rates, own.warmups))
+    args.redo = own.redo
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C, so a trainer running in its own session is stopped too.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    start = time.monotonic()
+    os.makedirs(args.work_dir, exist_ok=True)
+    data = bench_multi30k.prepare_data(args)
+    sweep = {"points": []}
+    if args.out and os.path.exists(args.out):
+        sweep = json.load(open(args.out)).get("sweep", sweep)
+    done = {point_key(p) for p in sweep["points"]}
+    minutes = args.budgets[0]
+    todo = [(s, lr, w) for s in args.systems for lr, w in args.grid
+            if args.redo or (s, lr, w, float(minutes), variant_of(s, args)) not in done]
+    log("sweep: %d points to train (%d already in %s), %s min each" % (
+        len(todo), len(args.systems) * len(args.grid) - len(todo), args.out or "-", minutes))
+    for number, (system, learning_rate, warmup) in enumerate(todo, 1):
+        log("sweep point %d/%d: %s, learning rate %s, warmup %d" % (
+            number, len(todo), system, learning_rate, warmup))
+        point = run_point(system, learning_rate, warmup, args, data)
+        sweep["points"] = [p for p in sweep["points"] if point_key(p) != point_key(point)]
+        sweep["points"].append(point)
+        sweep.update({"selection": "the highest val BLEU (beam 4, alpha 0.6) at the budget; "
+                                   "test BLEU is never used to choose",
+                      "val": "Multi30k val (1,014 sentences)", "test": "test_2016_flickr",
+                      "best": {s: {k: p[k] for k in ("learning_rate", "warmup_steps",
+                                                      "minutes", "val_bleu", "test_bleu")}
+                               for s, p in best_points(sweep["points"], minutes).items()}})
+        if args.out:
+            bench_multi30k.write_results(args.out, {"sweep": sweep})
+    print("\n%-11s %6s %7s %6s %9s %10s" % ("system", "lr", "warmup", "step", "val BLEU",
+                                            "test BLEU"))
+    best = best_points(sweep["points"], minutes)
+    for point in sorted(sweep["points"], key=point_key):
+        if point["minutes"] == minutes:
+            print("%-11s %6s %7d %6s %9s %10s%s" % (
+                point["system"] + ("*" if variant(point) != "default" else ""),
+                point["learning_rate"], point["warmup_steps"], point["step"],
+                point["val_bleu"], point["test_bleu"],
+                "  <- best on val" if best.get(point["system"]) is point else ""))
+    ablations = sorted({variant(p) for p in sweep["points"]} - {"default"})
+    if ablations:
+        print("(* an ablation: %s)" % ", ".join(ablations))
+    log("sweep done: %d points trained, %.1f min" % (len(todo),
+                                                     (time.monotonic() - start) / 60))
+
+
+if __name__ == "__main__":
+    main()
