@@ -81,6 +81,16 @@ def best_points(points, budget):
     return best
 
 
+def best_summary(points, budget):
+    """{system: its best point's settings and BLEU, and out of how many points}."""
+    return {system: dict({k: point[k] for k in ("learning_rate", "warmup_steps", "minutes",
+                                                  "val_bleu", "test_bleu")},
+                         out_of_points=sum(1 for p in points if p["system"] == system and
+                                           p["minutes"] == budget and
+                                           variant(p) == "default"))
+            for system, point in best_points(points, budget).items()}
+
+
 def run_point(system, learning_rate, warmup, args, data):
     """Train one point, decode val and test at the budget, keep the logs and decodes (the
     checkpoints go: a sweep would fill the disk)."""
@@ -159,9 +169,7 @@ def main(argv=None):
         sweep.update({"selection": "the highest val BLEU (beam 4, alpha 0.6) at the budget; "
                                    "test BLEU is never used to choose",
                       "val": "Multi30k val (1,014 sentences)", "test": "test_2016_flickr",
-                      "best": {s: {k: p[k] for k in ("learning_rate", "warmup_steps",
-                                                      "minutes", "val_bleu", "test_bleu")}
-                               for s, p in best_points(sweep["points"], minutes).items()}})
+                      "best": best_summary(sweep["points"], minutes)})
         if args.out:
             bench_multi30k.write_results(args.out, {"sweep": sweep})
     print("\n%-11s %6s %7s %6s %9s %10s" % ("system", "lr", "warmup", "step", "val BLEU",
