@@ -60,6 +60,9 @@ The peers run from their own virtualenvs, created here on first use (Python 3.11
         --budgets_minutes=120 --out= --plot=             # the 500-step models of
                                                          # bench_inference.py
     # writes bench/results/multi30k.json and bench/results/multi30k.png
+
+The same learning-rate sweep for every system (chosen on val) and the ablations are
+bench/multi30k_sweep.py; they write into the same JSON, under "sweep".
 """
 import argparse
 import json
