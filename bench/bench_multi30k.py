@@ -551,16 +551,22 @@ def write_results(path, results):
     return merged
 
 
-def main(argv=None):
-    args = parse_args(argv)
-    # SIGTERM unwinds like Ctrl-C, so a trainer running in its own session is stopped too.
+def begin(args):
+    """What every run of this bench and of multi30k_sweep.py does first: SIGTERM unwinds
+    like Ctrl-C (so a trainer running in its own session is stopped too), the work folder,
+    the protobuf check, the data; returns prepare_data's dict."""
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    start = time.monotonic()
     os.makedirs(args.work_dir, exist_ok=True)
     if protobuf_implementation() == "python":
         sys.exit("bench_multi30k: this venv runs pure-Python protobuf (slow checkpoints and graph "
                  "writes); reinstall t2t with `make test` or pip install 'protobuf>=4.25'")
-    data = prepare_data(args)
+    return prepare_data(args)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    start = time.monotonic()
+    data = begin(args)
     results = {"problem": PROBLEM, "hparams_set": HPARAMS_SET, "budgets_minutes": args.budgets,
                "learning_rate": args.learning_rate, "warmup_steps": args.warmup_steps,
                "peer_embedding_init": args.peer_embedding_init,

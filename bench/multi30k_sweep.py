@@ -32,7 +32,6 @@ import json
 import itertools
 import os
 import shutil
-import signal
 import sys
 import time
 
@@ -146,11 +145,8 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
-    # SIGTERM unwinds like Ctrl-C, so a trainer running in its own session is stopped too.
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     start = time.monotonic()
-    os.makedirs(args.work_dir, exist_ok=True)
-    data = bench_multi30k.prepare_data(args)
+    data = bench_multi30k.begin(args)
     sweep = {"points": []}
     if args.out and os.path.exists(args.out):
         sweep = json.load(open(args.out)).get("sweep", sweep)
