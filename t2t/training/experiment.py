@@ -271,6 +271,22 @@ class StopOnSignalHook(tf.compat.v1.train.SessionRunHook):
             run_context.request_stop()
 
 
+def checkpoint_saver_hook(run_config):
+    """The Estimator's step- (or time-) based CheckpointSaverHook, made here to come after
+    the hooks before it in `TrainSpec.hooks`.
+
+    tf.estimator makes this hook itself when none is given, and the chief's session then
+    runs it *before* every other hook; a step whose checkpoint a signal's stop raised in
+    was then missing from the TrainingLogHook's summary (its `after_run` never ran). Given
+    one among the hooks, the Estimator adds its saving listeners to it and makes none.
+    (TPUEstimator makes its own; plain Estimators only.)
+    """
+    return tf.compat.v1.train.CheckpointSaverHook(
+        run_config.model_dir, save_secs=run_config.save_checkpoints_secs,
+        save_steps=run_config.save_checkpoints_steps,
+        save_graph_def=run_config.checkpoint_save_graph_def)
+
+
 class StopOnSignalListener(tf.compat.v1.train.CheckpointSaverListener):
     """Raises `TrainingStopped` once the checkpoint of a signal's stop is saved, before the
     listeners after it (tf.estimator's evaluation of that checkpoint) run: a stopped job

@@ -497,6 +497,9 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
     saving_listeners = [experiment_lib.CheckpointLogListener(),
                         experiment_lib.StopOnSignalListener(run_config.model_dir,
                                                             training_log=training_log)]
+    saves = run_config.save_checkpoints_steps or run_config.save_checkpoints_secs
+    if saves and run_config.is_chief and not (use_tpu or spec.use_tpu_estimator):
+        train_hooks.append(experiment_lib.checkpoint_saver_hook(run_config))
     timed_secs = getattr(run_config, "t2t_save_checkpoints_secs", None)
     if timed_secs and run_config.is_chief:
         timed = experiment_lib.TimedCheckpointHook(run_config.model_dir, timed_secs)

@@ -275,8 +275,10 @@ class NativeExperiment:
             if due and step < max_steps:
                 self._save(step, due)
                 schedule.saved(step)
-                # A time-based checkpoint is for a run that dies, not one more evaluation.
-                if evaluate_every_checkpoint and schedule.evaluation_follows(due):
+                # A time-based checkpoint is for a run that dies, not one more evaluation;
+                # nor is one saved while a signal's stop is pending (as on the Estimator).
+                if (evaluate_every_checkpoint and schedule.evaluation_follows(due)
+                        and stop_signals.requested_signal() is None):
                     if throttle.due():
                         self._evaluate_now(step)
                         throttle.record_evaluation()
