@@ -449,7 +449,7 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
     and attaches the problem.
     """
     from t2t.training import experiment as experiment_lib
-    model_name, problem_name, data_dir = spec.model_name, spec.problem_name, spec.data_dir
+    model_name, data_dir = spec.model_name, spec.data_dir
     train_steps, eval_steps, schedule = spec.train_steps, spec.eval_steps, spec.schedule
     min_eval_frequency, use_tpu = spec.min_eval_frequency, spec.use_tpu
     eval_timeout_mins, decode_hparams = spec.eval_timeout_mins, spec.decode_hparams
