@@ -318,30 +318,49 @@ def t2t_find(model_dir):
     return found
 
 
-def run_t2t(args, data, run_dir):
-    output_dir = os.path.join(run_dir, "train")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    common = ["--problem=" + PROBLEM, "--model=transformer",
-              "--hparams_set=" + args.t2t_hparams_set,
-              "--data_dir=" + data["data_dir"], "--output_dir=" + output_dir]
+T2T_ENV = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+
+
+def t2t_flags(args, data, output_dir):
+    """The flags t2t-trainer and t2t-decoder share: problem, model, set, folders."""
+    flags = ["--problem=" + PROBLEM, "--model=transformer",
+             "--hparams_set=" + args.t2t_hparams_set,
+             "--data_dir=" + data["data_dir"], "--output_dir=" + output_dir]
     if args.t2t_hparams_set != HPARAMS_SET:  # an ablation's set
-        common.append("--t2t_usr_dir=" + os.path.join(HERE, "multi30k_ablations"))
-    command = [os.path.join(BIN, "t2t-trainer")] + common + [
+        flags.append("--t2t_usr_dir=" + os.path.join(HERE, "multi30k_ablations"))
+    return flags
+
+
+def t2t_train_command(args, data, output_dir, train_steps, checkpoint_steps):
+    return [os.path.join(BIN, "t2t-trainer")] + t2t_flags(args, data, output_dir) + [
         "--hparams=learning_rate_constant=%s,learning_rate_warmup_steps=%d" % (
             args.learning_rate, args.warmup_steps),
-        "--schedule=train", "--train_steps=%d" % (args.max_steps or 100000000),
-        "--random_seed=1", "--local_eval_frequency=%d" % args.checkpoint_steps,
+        "--schedule=train", "--train_steps=%d" % train_steps,
+        "--random_seed=1", "--local_eval_frequency=%d" % checkpoint_steps,
         "--keep_checkpoint_max=3", "--log_step_count_steps=%d" % args.log_steps]
-    watcher, peak, log_path = train_for("t2t", command, env, run_dir, output_dir, t2t_find,
-                                        args.budgets)
+
+
+def t2t_decode(args, data, output_dir, checkpoint, out_path, split="test"):
+    """Decode `split`'s source with `checkpoint` (a model.ckpt-N prefix), beam
+    --beam_size, alpha 0.6; the decoded lines."""
+    run_checked([os.path.join(BIN, "t2t-decoder")] + t2t_flags(args, data, output_dir) + [
+        "--checkpoint_path=" + checkpoint,
+        "--decode_hparams=beam_size=%d,alpha=0.6,batch_size=32" % args.beam_size,
+        "--decode_from_file=" + data[split + "_source"], "--decode_to_file=" + out_path],
+        env=T2T_ENV, log_path=out_path + ".log")
+    return [line for line in open(out_path, encoding="utf-8").read().split("\n")][:-1]
+
+
+def run_t2t(args, data, run_dir):
+    output_dir = os.path.join(run_dir, "train")
+    command = t2t_train_command(args, data, output_dir, args.max_steps or 100000000,
+                                args.checkpoint_steps)
+    watcher, peak, log_path = train_for("t2t", command, T2T_ENV, run_dir, output_dir,
+                                        t2t_find, args.budgets)
 
     def decode(kept_path, step, out_path, split="test"):
-        run_checked([os.path.join(BIN, "t2t-decoder")] + common + [
-            "--checkpoint_path=%s" % os.path.join(kept_path, "model.ckpt-%d" % step),
-            "--decode_hparams=beam_size=%d,alpha=0.6,batch_size=32" % args.beam_size,
-            "--decode_from_file=" + data[split + "_source"], "--decode_to_file=" + out_path],
-            env=env, log_path=out_path + ".log")
-        return [line for line in open(out_path, encoding="utf-8").read().split("\n")][:-1]
+        return t2t_decode(args, data, output_dir,
+                          os.path.join(kept_path, "model.ckpt-%d" % step), out_path, split)
 
     text = open(log_path, errors="replace").read()
     rates = [float(v.replace(",", "")) for v in re.findall(r"([\d,]+) tokens/s", text)]
@@ -449,10 +468,48 @@ def public(trained):
     return {k: v for k, v in trained.items() if k not in ("watcher", "decode", "run_dir")}
 
 
+def t2t_stack():
+    """"Python 3.13, TensorFlow 2.21.0, native backend": what a t2t row ran on."""
+    from t2t.core import backend_choice
+    return "Python %s, TensorFlow %s, %s backend" % (
+        ".".join(platform.python_version_tuple()[:2]), tf_version(),
+        backend_choice.resolve_backend("auto"))
+
+
+def row_key(row):
+    """A row of "systems" replaces the stored row of the same system, stack and variant:
+    t2t has one row per stack (Python, TensorFlow, backend), a peer one per version."""
+    return (row["system"], row.get("stack") or row.get("version"),
+            row.get("variant", "default"))
+
+
+def merge_rows(stored, new):
+    """`stored` rows less those `new` replaces, then `new`; in SYSTEMS order.
+
+        merge_rows([{"system": "eole", "stack": "a"}, {"system": "t2t", "stack": "b"}],
+                   [{"system": "t2t", "stack": "b", "budgets": [...]}])
+        # [{"system": "t2t", "stack": "b", "budgets": [...]}, {"system": "eole", ...}]
+    """
+    replaced = {row_key(row) for row in new}
+    rows = [row for row in stored if row_key(row) not in replaced] + list(new)
+    return sorted(rows, key=lambda row: (SYSTEMS.index(row["system"])
+                                         if row["system"] in SYSTEMS else len(SYSTEMS)))
+
+
 def bench_system(system, args, data):
+    load = os.getloadavg()[0]
     trained = train_system(system, args, data, os.path.join(args.work_dir, "runs", system))
     result = public(trained)
     result["budgets"] = [decode_budget(trained, minutes, data) for minutes in args.budgets]
+    result.update({"stack": t2t_stack() if system == "t2t" else result["version"],
+                   "learning_rate": args.learning_rate, "warmup_steps": args.warmup_steps,
+                   "date": time.strftime("%Y-%m-%d"), "load_average_at_start": round(load, 2),
+                   "load_average_at_end": round(os.getloadavg()[0], 2)})
+    changed = (args.t2t_hparams_set != HPARAMS_SET if system == "t2t"
+               else args.peer_embedding_init != "default")
+    if changed:
+        result["variant"] = ("t2t_hparams_set=" + args.t2t_hparams_set if system == "t2t"
+                             else "peer_embedding_init=" + args.peer_embedding_init)
     return result
 
 
@@ -506,6 +563,8 @@ def parse_args(argv=None):
                         help="results JSON; empty: none")
     parser.add_argument("--plot", default=os.path.join(HERE, "results", "multi30k.png"),
                         help="PNG of BLEU vs minutes; empty: none")
+    parser.add_argument("--replot", action="store_true",
+                        help="only draw --plot from the results in --out (nothing trained)")
     args = parser.parse_args(argv)
     try:
         args.budgets = sorted(float(v) for v in args.budgets_minutes.split(",") if v.strip())
@@ -565,20 +624,24 @@ def begin(args):
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.replot:
+        if not (args.out and os.path.exists(args.out) and args.plot):
+            sys.exit("bench_multi30k: --replot needs --out=<an existing results JSON> and "
+                     "--plot=<a PNG path>")
+        os.makedirs(args.work_dir, exist_ok=True)
+        plot(args, json.load(open(args.out)), args.plot)
+        log("drew %s from %s" % (args.plot, args.out))
+        return
     start = time.monotonic()
     data = begin(args)
-    results = {"problem": PROBLEM, "hparams_set": HPARAMS_SET, "budgets_minutes": args.budgets,
-               "learning_rate": args.learning_rate, "warmup_steps": args.warmup_steps,
-               "peer_embedding_init": args.peer_embedding_init,
-               "t2t_hparams_set": args.t2t_hparams_set,
+    # Settings shared by every row; what differs per run (stack, schedule, date, load) is in
+    # each row, and a run replaces only the rows it measured (see merge_rows).
+    results = {"problem": PROBLEM, "hparams_set": HPARAMS_SET,
                "beam_size": args.beam_size, "alpha": 0.6, "test_lines": args.test_lines or 1000,
                "max_steps": args.max_steps or None, "cpu_count": os.cpu_count(),
-               "load_average_at_start": os.getloadavg(), "python": platform.python_version(),
-               "protobuf": protobuf_implementation(),
-               "systems": []}
+               "protobuf": protobuf_implementation(), "systems": []}
     for system in args.systems:
         results["systems"].append(bench_system(system, args, data))
-    results["load_average_at_end"] = os.getloadavg()
     print("\n%-11s %11s %10s %9s  %s" % ("system", "parameters", "tokens/s", "peak MB",
                                         "  ".join("BLEU@%smin" % m for m in args.budgets)))
     for result in results["systems"]:
@@ -590,6 +653,10 @@ def main(argv=None):
     signatures = {b.get("signature") for r in results["systems"] for b in r["budgets"]} - {None}
     print("sacrebleu: %s" % ", ".join(sorted(signatures)))
     if args.out:
+        stored = json.load(open(args.out)) if os.path.exists(args.out) else {}
+        results["systems"] = merge_rows(stored.get("systems", []), results["systems"])
+        results["budgets_minutes"] = sorted({b["minutes"] for row in results["systems"]
+                                             for b in row["budgets"]})
         results = write_results(args.out, results)
     if args.plot:
         plot(args, results, args.plot)

@@ -15,9 +15,23 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def label(row, rows):
+    """The system's name, with its stack when the system has rows on several (t2t's two)
+    and the ablation's change for a variant."""
+    name = row["system"]
+    if sum(1 for other in rows if other["system"] == name) > 1 and row.get("stack"):
+        name += " (%s)" % row["stack"].split(", ", 1)[-1]
+    if row.get("variant"):
+        name += " [%s]" % row["variant"]
+    if row.get("label_note"):  # e.g. a row measured before a fix of its configuration
+        name += ", " + row["label_note"]
+    return name
+
+
 def main(results_path, png_path):
     results = json.load(open(results_path))
-    curves = [(r["system"], r["loss"]["curve"]) for r in results["systems"]
+    rows = results["systems"]
+    curves = [(label(r, rows), r["loss"]["curve"]) for r in rows
               if r.get("loss", {}).get("curve")]
     if curves:
         figure, (axes, loss_axes) = plt.subplots(1, 2, figsize=(12.0, 4.2))
@@ -33,12 +47,17 @@ def main(results_path, png_path):
     else:
         figure, axes = plt.subplots(figsize=(6.4, 4.2))
     best = 0.0
-    for result in results["systems"]:
+    for result in rows:
         points = [(b["minutes"], b["bleu"]) for b in result["budgets"] if b["bleu"] is not None]
         if points:
             best = max([best] + [bleu for _, bleu in points])
-            axes.plot(*zip(*points), marker="o", label="%s (%s parameters)" % (
-                result["system"], "{:,}".format(result["parameters"] or 0)))
+            axes.plot(*zip(*points), marker="o", label=label(result, rows))
+    long_run = results.get("long_run") or {}
+    if long_run.get("points"):  # bench/multi30k_long.py: test BLEU at each val evaluation
+        points = [(p["minutes"], p["test_bleu"]) for p in long_run["points"]]
+        best = max([best] + [bleu for _, bleu in points])
+        axes.plot(*zip(*points), linestyle="--", marker=".",
+                  label="t2t, long run (%s)" % (long_run.get("stopped") or "running"))
     axes.set_xlabel("training minutes (wall clock, %d CPU cores)" % results["cpu_count"])
     axes.set_ylabel("BLEU, test_2016_flickr en-de (sacrebleu)")
     axes.set_title("Multi30k: BLEU at equal training time, beam %d" % results["beam_size"])

@@ -498,7 +498,11 @@ def experiment_from_spec(run_config, hparams, spec: ExperimentSpec):
                         experiment_lib.StopOnSignalListener(run_config.model_dir,
                                                             training_log=training_log)]
     saves = run_config.save_checkpoints_steps or run_config.save_checkpoints_secs
-    if saves and run_config.is_chief and not (use_tpu or spec.use_tpu_estimator):
+    # A caller's own saver (in additional_train_hooks) is the one the Estimator uses.
+    callers_saver = any(isinstance(hook, tf.compat.v1.train.CheckpointSaverHook)
+                        for hook in train_hooks)
+    if saves and run_config.is_chief and not (use_tpu or spec.use_tpu_estimator or
+                                              callers_saver):
         train_hooks.append(experiment_lib.checkpoint_saver_hook(run_config))
     timed_secs = getattr(run_config, "t2t_save_checkpoints_secs", None)
     if timed_secs and run_config.is_chief:

@@ -280,6 +280,24 @@ def test_create_experiment_and_experiment_from_spec_agree(tmp_path):
         assert exp._hparams.train_steps == 5 and exp._hparams.schedule == "train"
 
 
+def test_the_chiefs_checkpoint_saver_comes_after_the_log_and_stop_hooks(tmp_path):
+    data_dir = str(tmp_path / "data")
+    exp = make_experiment(str(tmp_path / "a"), data_dir, train_steps=5)
+    hooks = exp.train_spec.hooks
+    savers = [i for i, h in enumerate(hooks)
+              if isinstance(h, tf.compat.v1.train.CheckpointSaverHook)]
+    log_index = hooks.index(log_hook(exp))
+    stop_index = next(i for i, h in enumerate(hooks)
+                      if isinstance(h, experiment.StopOnSignalHook))
+    assert len(savers) == 1 and savers[0] > max(log_index, stop_index)
+    # A caller's own saver is the only one: the Estimator attaches its listeners to it.
+    own = tf.compat.v1.train.CheckpointSaverHook(str(tmp_path / "b"), save_steps=2)
+    exp = make_experiment(str(tmp_path / "b"), data_dir, train_steps=5,
+                          additional_train_hooks=[own])
+    assert [h for h in exp.train_spec.hooks
+            if isinstance(h, tf.compat.v1.train.CheckpointSaverHook)] == [own]
+
+
 def test_tf_config_roles(monkeypatch):
     cluster = {"chief": ["h:1"], "worker": ["h:2", "h:3"], "ps": ["h:4"]}
     monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": cluster,

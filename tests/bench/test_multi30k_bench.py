@@ -1,0 +1,88 @@
+"""bench/bench_multi30k.py and multi30k_sweep.py: how results are kept and chosen.
+
+The benches themselves run for hours (`make bench`); these check the bookkeeping that
+decides what bench/results/multi30k.json says: one row per system and stack, replaced
+only by a run of the same, and a sweep's best chosen on val, never on test.
+"""
+import os
+import sys
+
+import pytest
+
+BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "bench")
+sys.path.insert(0, BENCH)
+
+bench_multi30k = pytest.importorskip("bench_multi30k")
+multi30k_sweep = pytest.importorskip("multi30k_sweep")
+
+T2T_313 = "Python 3.13, TensorFlow 2.21.0, native backend"
+T2T_311 = "Python 3.11, TensorFlow 2.15.1, estimator backend"
+
+
+def row(system, stack, bleu, **extra):
+    return dict({"system": system, "stack": stack, "budgets": [{"minutes": 10, "bleu": bleu}]},
+                **extra)
+
+
+def test_a_run_replaces_only_the_rows_of_its_system_and_stack():
+    stored = [row("eole", "eole 0.6.4", 2.4), row("t2t", T2T_311, 13.2),
+              row("opennmt_tf", "OpenNMT-tf 2.32.0", 0.2)]
+    merged = bench_multi30k.merge_rows(stored, [row("t2t", T2T_313, 14.2)])
+    assert [(r["system"], r["stack"]) for r in merged] == [
+        ("t2t", T2T_311), ("t2t", T2T_313), ("opennmt_tf", "OpenNMT-tf 2.32.0"),
+        ("eole", "eole 0.6.4")]
+    rerun = bench_multi30k.merge_rows(merged, [row("t2t", T2T_311, 13.5)])
+    assert [r["budgets"][0]["bleu"] for r in rerun if r["system"] == "t2t"] == [14.2, 13.5]
+    ablation = row("eole", "eole 0.6.4", 12.1, variant="peer_embedding_init=t2t")
+    with_ablation = bench_multi30k.merge_rows(rerun, [ablation])
+    assert len(with_ablation) == 5 and ablation in with_ablation
+    # Rows from before "stack" existed are keyed by their version string.
+    old = {"system": "eole", "version": "eole 0.6.4", "budgets": []}
+    assert bench_multi30k.row_key(old) == ("eole", "eole 0.6.4", "default")
+
+
+def test_the_sweeps_best_is_chosen_on_val_among_default_points():
+    points = [
+        {"system": "t2t", "minutes": 10, "val_bleu": 12.9, "test_bleu": 15.0,
+         "learning_rate": 1.5, "warmup_steps": 300},
+        {"system": "t2t", "minutes": 10, "val_bleu": 13.8, "test_bleu": 14.2,
+         "learning_rate": 1.5, "warmup_steps": 600},
+        {"system": "t2t", "minutes": 10, "val_bleu": 20.0, "test_bleu": 20.0,
+         "learning_rate": 1.5, "warmup_steps": 300, "variant": "t2t_hparams_set=x"},
+        {"system": "t2t", "minutes": 20, "val_bleu": 25.0, "test_bleu": 25.0,
+         "learning_rate": 3.0, "warmup_steps": 300},
+        {"system": "eole", "minutes": 10, "val_bleu": None, "test_bleu": None,
+         "learning_rate": 1.5, "warmup_steps": 300},
+    ]
+    best = multi30k_sweep.best_summary(points, 10)
+    assert list(best) == ["t2t"]
+    assert (best["t2t"]["warmup_steps"], best["t2t"]["test_bleu"]) == (600, 14.2)
+    assert best["t2t"]["out_of_points"] == 2
+
+
+def test_the_trainers_loss_lines_become_the_curve():
+    text = ("train transformer: step 10, loss 6.5000 (mean of 10 steps), 3,000 tokens/s\n"
+            "train transformer: step 20, loss 5.2500 (mean of 10 steps), 3,100 tokens/s\n"
+            "Trainable Variables Total size: 7597824\n")
+    assert bench_multi30k.t2t_loss_curve(text) == [(10, 6.5), (20, 5.25)]
+    assert bench_multi30k.t2t_parameter_count(text) == 7597824
+
+
+multi30k_long = pytest.importorskip("multi30k_long")
+
+
+def test_the_long_run_ends_after_patience_evaluations_without_a_val_gain():
+    class Args:
+        min_delta, patience, max_hours = 0.1, 2, 8.0
+
+    def state(*val_bleus, minutes=100.0):
+        return {"points": [{"val_bleu": v} for v in val_bleus], "minutes": minutes}
+
+    assert multi30k_long.best_index(state(30.0, 30.05, 31.0)["points"], 0.1) == 2
+    assert multi30k_long.best_index(state(30.0, 30.05, 30.1)["points"], 0.1) == 0
+    assert multi30k_long.stop_reason(state(), Args) is None
+    assert multi30k_long.stop_reason(state(20.0, 25.0, 24.9), Args) is None
+    # 30.05 and 30.08 are within min_delta of 30.0: two evaluations without a gain.
+    assert multi30k_long.stop_reason(state(20.0, 30.0, 30.05, 30.08), Args) == "patience"
+    assert multi30k_long.stop_reason(state(20.0, 25.0, minutes=480.0), Args) == "max_hours"
