@@ -476,6 +476,16 @@ def t2t_stack():
         backend_choice.resolve_backend("auto"))
 
 
+def variant_of(system, args):
+    """What an ablation changed for `system`: "default" for each toolkit's own configuration,
+    else e.g. "peer_embedding_init=t2t" or "t2t_hparams_set=transformer_multi30k_glorot_..."."""
+    if system == "t2t":
+        return ("default" if args.t2t_hparams_set == HPARAMS_SET
+                else "t2t_hparams_set=" + args.t2t_hparams_set)
+    return ("default" if args.peer_embedding_init == "default"
+            else "peer_embedding_init=" + args.peer_embedding_init)
+
+
 def row_key(row):
     """A row of "systems" replaces the stored row of the same system, stack and variant:
     t2t has one row per stack (Python, TensorFlow, backend), a peer one per version."""
@@ -505,11 +515,8 @@ def bench_system(system, args, data):
                    "learning_rate": args.learning_rate, "warmup_steps": args.warmup_steps,
                    "date": time.strftime("%Y-%m-%d"), "load_average_at_start": round(load, 2),
                    "load_average_at_end": round(os.getloadavg()[0], 2)})
-    changed = (args.t2t_hparams_set != HPARAMS_SET if system == "t2t"
-               else args.peer_embedding_init != "default")
-    if changed:
-        result["variant"] = ("t2t_hparams_set=" + args.t2t_hparams_set if system == "t2t"
-                             else "peer_embedding_init=" + args.peer_embedding_init)
+    if variant_of(system, args) != "default":
+        result["variant"] = variant_of(system, args)
     return result
 
 
@@ -603,10 +610,9 @@ def write_results(path, results):
         with open(path) as handle:
             merged = json.load(handle)
     merged.update(results)
-    tmp = path + ".tmp"
-    with open(tmp, "w") as handle:
+    from t2t.core import atomic_files
+    with atomic_files.atomic_write(path, "w") as handle:
         json.dump(merged, handle, indent=1, sort_keys=True)
-    os.replace(tmp, path)
     return merged
 
 

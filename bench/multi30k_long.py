@@ -70,10 +70,9 @@ def newest_checkpoint(train_dir):
 
 
 def save_state(path, state):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as handle:
+    from t2t.core import atomic_files
+    with atomic_files.atomic_write(path, "w") as handle:
         json.dump(state, handle, indent=1)
-    os.replace(tmp, path)
 
 
 def load_state(args, long_dir, train_dir):

@@ -49,14 +49,6 @@ def variant(point):
     return point.get("variant", "default")
 
 
-def variant_of(system, args):
-    if system == "t2t":
-        return ("default" if args.t2t_hparams_set == bench_multi30k.HPARAMS_SET
-                else "t2t_hparams_set=" + args.t2t_hparams_set)
-    return ("default" if args.peer_embedding_init == "default"
-            else "peer_embedding_init=" + args.peer_embedding_init)
-
-
 def point_key(point):
     return (point["system"], float(point["learning_rate"]), int(point["warmup_steps"]),
             float(point["minutes"]), variant(point))
@@ -95,7 +87,7 @@ def run_point(system, learning_rate, warmup, args, data):
     checkpoints go: a sweep would fill the disk)."""
     minutes = args.budgets[0]
     args.learning_rate, args.warmup_steps = learning_rate, warmup
-    changed = variant_of(system, args)
+    changed = bench_multi30k.variant_of(system, args)
     run_dir = os.path.join(args.work_dir, "sweep", "%s_lr%s_warmup%d_%smin%s" % (
         system, learning_rate, warmup, minutes,
         "" if changed == "default" else "_" + changed.replace("=", "_")))
@@ -153,7 +145,8 @@ def main(argv=None):
     done = {point_key(p) for p in sweep["points"]}
     minutes = args.budgets[0]
     todo = [(s, lr, w) for s in args.systems for lr, w in args.grid
-            if args.redo or (s, lr, w, float(minutes), variant_of(s, args)) not in done]
+            if args.redo or
+            (s, lr, w, float(minutes), bench_multi30k.variant_of(s, args)) not in done]
     log("sweep: %d points to train (%d already in %s), %s min each" % (
         len(todo), len(args.systems) * len(args.grid) - len(todo), args.out or "-", minutes))
     for number, (system, learning_rate, warmup) in enumerate(todo, 1):
