@@ -132,6 +132,8 @@ def prepare_data(args):
             for token_id in range(2, encoder.vocab_size):  # 0 (PAD) and 1 (EOS) are t2t's
                 handle.write(multi30k_peers.ids_to_tokens([token_id]) + "\n")
         open(done, "w").close()
+    if getattr(args, "peer_source_eos", False):
+        peer_dir = with_source_eos(peer_dir, os.path.join(args.work_dir, "peer_data_source_eos"))
     val_source, val_reference = (os.path.join(peer_dir, "val." + lang) for lang in ("en", "de"))
     if not os.path.exists(val_reference):  # the text of val, for t2t-decoder and scoring
         from t2t.core import registry
@@ -158,6 +160,34 @@ def prepare_data(args):
                 out.write("".join(line for _, line in zip(range(args.test_lines), source)))
             data[key] = head
     return data
+
+
+def with_source_eos(peer_dir, out_dir):
+    """A copy of the peers' data whose source lines end with t2t's EOS id, as t2t's inputs do
+    (token "t1", added to vocab.txt): the --peer_source_eos ablation. Returns `out_dir`.
+
+        with_source_eos("peer_data", "peer_data_source_eos")
+        # train.src "t17 t4" -> "t17 t4 t1"; *.tgt as they were; vocab.txt gains "t1"
+    """
+    from t2t.core import atomic_files
+    done = os.path.join(out_dir, "DONE")
+    if os.path.exists(done):
+        return out_dir
+    os.makedirs(out_dir, exist_ok=True)
+    eos = multi30k_peers.ids_to_tokens([1])
+    for name in sorted(os.listdir(peer_dir)):
+        source, target = os.path.join(peer_dir, name), os.path.join(out_dir, name)
+        if name.endswith(".src"):
+            with open(source, encoding="utf-8") as lines, \
+                    atomic_files.atomic_write(target, "w") as out:
+                out.writelines(line.rstrip("\n") + " " + eos + "\n" for line in lines)
+        elif name == "vocab.txt":
+            with atomic_files.atomic_write(target, "w") as out:
+                out.write(open(source, encoding="utf-8").read() + eos + "\n")
+        elif name != "DONE" and os.path.isfile(source):
+            shutil.copyfile(source, target)
+    open(done, "w").close()
+    return out_dir
 
 
 def run_checked(command, env=None, cwd=None, log_path=None):
@@ -482,15 +512,20 @@ def variant_of(system, args):
     if system == "t2t":
         return ("default" if args.t2t_hparams_set == HPARAMS_SET
                 else "t2t_hparams_set=" + args.t2t_hparams_set)
-    return ("default" if args.peer_embedding_init == "default"
-            else "peer_embedding_init=" + args.peer_embedding_init)
+    changes = [] if args.peer_embedding_init == "default" else [
+        "peer_embedding_init=" + args.peer_embedding_init]
+    if getattr(args, "peer_biases", "default") != "default":
+        changes.append("peer_biases=" + args.peer_biases)
+    if getattr(args, "peer_source_eos", False):
+        changes.append("peer_source_eos=true")
+    return ",".join(changes) or "default"
 
 
 def row_key(row):
-    """A row of "systems" replaces the stored row of the same system, stack and variant:
-    t2t has one row per stack (Python, TensorFlow, backend), a peer one per version."""
+    """A row of "systems" replaces the stored row of the same system, stack, variant and
+    tag: t2t has one row per stack (Python, TensorFlow, backend), a peer one per version."""
     return (row["system"], row.get("stack") or row.get("version"),
-            row.get("variant", "default"))
+            row.get("variant", "default"), row.get("tag", ""))
 
 
 def merge_rows(stored, new):
@@ -517,6 +552,8 @@ def bench_system(system, args, data):
                    "load_average_at_end": round(os.getloadavg()[0], 2)})
     if variant_of(system, args) != "default":
         result["variant"] = variant_of(system, args)
+    if args.tag:
+        result["tag"] = args.tag
     return result
 
 
@@ -559,10 +596,23 @@ def parse_args(argv=None):
                         help="an ablation: t2t gives the peers' shared embedding matrix t2t's "
                              "initialization, normal(0, d^-0.5), instead of their own "
                              "(std 0.0155 at 8,080 x 256)")
+    parser.add_argument("--peer_biases", choices=("default", "t2t"), default="default",
+                        help="an ablation: t2t gives the peers t2t's biases (none in attention, "
+                             "in the feed-forward layers, none on the output layer) instead of "
+                             "their own (OpenNMT-tf: all three; eole: the output layer only)")
+    parser.add_argument("--peer_source_eos", action="store_true",
+                        help="an ablation: the peers' source sentences end with t2t's EOS id "
+                             "(token t1, added to their vocabulary), as t2t's inputs do; "
+                             "without it they have no end marker")
     parser.add_argument("--t2t_hparams_set", default=HPARAMS_SET,
                         help="the hparams set t2t trains: %s, or an ablation's set of "
                              "bench/multi30k_ablations (e.g. "
                              "transformer_multi30k_glorot_embeddings)" % HPARAMS_SET)
+    parser.add_argument("--tag", default="",
+                        help="a name stored with the rows of this run and part of their key, "
+                             "so they sit beside the untagged ones: e.g. speed_check, a short "
+                             "run measuring tokens/s on the same day as a peer's row (machines "
+                             "differ from day to day); tagged rows are not drawn")
     parser.add_argument("--beam_size", type=int, default=4)
     parser.add_argument("--test_lines", type=int, default=0,
                         help="decode only the first N test sentences (smoke runs); 0: all")

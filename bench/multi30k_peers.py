@@ -26,10 +26,11 @@ def tokens_to_ids(line):
     return [int(token[1:]) for token in line.split() if re.fullmatch(r"t\d+", token)]
 
 
-def vocabulary_size(data):
-    """t2t's vocabulary size: the peers' vocab.txt lists all its ids but PAD (0) and EOS (1)."""
+def peer_vocabulary_size(data):
+    """The peers' vocabulary: the tokens of vocab.txt (t2t's ids but PAD and EOS; EOS too with
+    --peer_source_eos) and four of their own (<blank>, <s>, </s>, <unk>)."""
     with open(os.path.join(data["peer_dir"], "vocab.txt")) as handle:
-        return sum(1 for _ in handle) + 2
+        return sum(1 for _ in handle) + 4
 
 
 def smoothed_target_entropy(smoothing, size, off_value=None):
@@ -59,16 +60,24 @@ def embedding_init(args):
     return getattr(args, "peer_embedding_init", "default")
 
 
+def biases(args):
+    """"default" (each toolkit's own) or "t2t" (t2t's: none in attention, in the feed-forward
+    layers, none on the softmax): bench_multi30k.py's --peer_biases, an ablation."""
+    return getattr(args, "peer_biases", "default")
+
+
 class Peer:
     name = ""
     version = ""
     requirements = ()
 
-    def __init__(self, args, data, run_dir, log):
+    def __init__(self, args, data, run_dir, log, make_venv=True):
+        """make_venv=False: the configuration and commands only (nothing installed)."""
         self.args, self.data, self.run_dir, self.log = args, data, run_dir, log
         self.venv = os.path.join(args.venv_dir, self.name)
         self.python = os.path.join(self.venv, "bin", "python")
-        self.ensure_venv()
+        if make_venv:
+            self.ensure_venv()
 
     def ensure_venv(self):
         """Create the venv and install `requirements` once (a stamp file lists them)."""
@@ -151,8 +160,10 @@ class OpenNMTTF(Peer):
                     target_inputter=WordEmbedder(embedding_size=256),
                     num_layers=3, num_units=256, num_heads=4, ffn_inner_dim=1024,
                     dropout=0.2, attention_dropout=0.1, ffn_dropout=0.1,
-                    share_embeddings=opennmt.models.EmbeddingsSharingLevel.ALL)
-            """ % embedding_init(self.args))
+                    share_embeddings=opennmt.models.EmbeddingsSharingLevel.ALL,
+                    mha_bias=%r, output_layer_bias=%r)
+            """ % ((embedding_init(self.args),) + ((False, False) if biases(self.args) == "t2t"
+                                                   else (True, True))))
         self.config = self.write("config.yml", """
             model_dir: %(run)s/model
             data:
@@ -271,7 +282,7 @@ class OpenNMTTF(Peer):
     def loss_offset(self):
         """The entropy of its smoothed targets over its vocabulary (t2t's ids but PAD and
         EOS, plus <blank>, <s>, </s> and its <unk>): what its loss has on top of t2t's."""
-        return smoothed_target_entropy(0.1, vocabulary_size(self.data) + 2)
+        return smoothed_target_entropy(0.1, peer_vocabulary_size(self.data))
 
     def parameter_count(self, watcher):
         text = open(os.path.join(self.run_dir, "train.log"), errors="replace").read()
@@ -318,6 +329,8 @@ class Eole(Peer):
               transformer_ff: 1024
               share_embeddings: true
               share_decoder_embeddings: true
+              add_ffnbias: %(ffn_bias)s
+              generator_bias: %(generator_bias)s
               embeddings:
                 word_vec_size: 256
                 position_encoding_type: SinusoidalInterleaved
@@ -351,6 +364,10 @@ class Eole(Peer):
               world_size: 1
               gpu_ranks: []
             """ % {"run": self.run_dir, "peer": peer, "vocab_size": vocab_size,
+                   # eole's own: no feed-forward biases, one on the output layer; t2t's:
+                   # the reverse (neither has them in attention).
+                   "ffn_bias": str(biases(self.args) == "t2t").lower(),
+                   "generator_bias": str(biases(self.args) != "t2t").lower(),
                    "every": self.args.checkpoint_steps, "log_every": self.args.log_steps,
                    "learning_rate": self.args.learning_rate, "warmup": self.args.warmup_steps,
                    "max_step": self.args.max_steps or 100000000})
@@ -426,7 +443,7 @@ class Eole(Peer):
     def loss_offset(self):
         """The entropy of torch's smoothed targets over eole's vocabulary (t2t's ids but
         PAD and EOS, plus <unk>, <blank>, <s>, </s>, as its vocab.json lists)."""
-        size = vocabulary_size(self.data) + 2
+        size = peer_vocabulary_size(self.data)
         for path in glob.glob(os.path.join(self.run_dir, "kept", "*", "*", "vocab.json")):
             size = len(json.load(open(path))["tgt"])
             break

@@ -30,14 +30,16 @@ def label(row, rows):
 
 def main(results_path, png_path):
     results = json.load(open(results_path))
-    rows = results["systems"]
+    rows = [row for row in results["systems"] if not row.get("tag")]  # e.g. speed checks
+    # One colour per row in both panels (a row without a loss curve must not shift them).
+    colours = {label(r, rows): "C%d" % i for i, r in enumerate(rows)}
     curves = [(label(r, rows), r["loss"]["curve"]) for r in rows
               if r.get("loss", {}).get("curve")]
     if curves:
         figure, (axes, loss_axes) = plt.subplots(1, 2, figsize=(12.0, 4.2))
         for system, curve in curves:
             loss_axes.plot([point[0] for point in curve], [point[2] for point in curve],
-                           marker=".", label=system)
+                           marker=".", label=system, color=colours[system])
         loss_axes.set_xlabel("training step")
         loss_axes.set_ylabel("loss less its smoothing entropy (nats)")
         loss_axes.set_title("Training loss")
@@ -51,7 +53,8 @@ def main(results_path, png_path):
         points = [(b["minutes"], b["bleu"]) for b in result["budgets"] if b["bleu"] is not None]
         if points:
             best = max([best] + [bleu for _, bleu in points])
-            axes.plot(*zip(*points), marker="o", label=label(result, rows))
+            axes.plot(*zip(*points), marker="o", label=label(result, rows),
+                      color=colours[label(result, rows)])
     long_run = results.get("long_run") or {}
     if long_run.get("points"):  # bench/multi30k_long.py: test BLEU at each val evaluation
         points = [(p["minutes"], p["test_bleu"]) for p in long_run["points"]]

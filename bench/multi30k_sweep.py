@@ -14,7 +14,8 @@ with the same budget is not trained again (--redo trains them all).
 The same script runs the ablations at the points given: `--peer_embedding_init=t2t` trains
 the peers with t2t's embedding initialization, normal(0, d^-0.5);
 `--t2t_hparams_set=transformer_multi30k_glorot_embeddings` trains t2t with theirs (Glorot
-uniform; bench/multi30k_ablations). Such points are stored with a "variant" naming the
+uniform; bench/multi30k_ablations); `--peer_source_eos` ends the peers' source sentences
+with t2t's EOS id, as t2t's inputs end (theirs have no end marker by default). Such points are stored with a "variant" naming the
 change and are never candidates for a system's best.
 
     python bench/multi30k_sweep.py --systems=eole            # 4 points x 10 min
@@ -24,6 +25,8 @@ change and are never candidates for a system's best.
         --warmups=300 --peer_embedding_init=t2t                 # an ablation
     python bench/multi30k_sweep.py --systems=t2t --learning_rates=1.5 --warmups=300 \
         --t2t_hparams_set=transformer_multi30k_glorot_embeddings  # and t2t's side
+    python bench/multi30k_sweep.py --systems=opennmt_tf,eole --learning_rates=1.5 \
+        --warmups=300 --peer_source_eos                         # EOS on the source
     python bench/multi30k_sweep.py --budgets_minutes=1 --checkpoint_steps=10 \
         --test_lines=20 --out=                                  # a smoke run
 """
@@ -31,6 +34,7 @@ import argparse
 import json
 import itertools
 import os
+import re
 import shutil
 import sys
 import time
@@ -90,7 +94,7 @@ def run_point(system, learning_rate, warmup, args, data):
     changed = bench_multi30k.variant_of(system, args)
     run_dir = os.path.join(args.work_dir, "sweep", "%s_lr%s_warmup%d_%smin%s" % (
         system, learning_rate, warmup, minutes,
-        "" if changed == "default" else "_" + changed.replace("=", "_")))
+        "" if changed == "default" else "_" + re.sub(r"[=,]", "_", changed)))
     load = os.getloadavg()[0]
     trained = bench_multi30k.train_system(system, args, data, run_dir)
     val = bench_multi30k.decode_budget(trained, minutes, data, "val")

@@ -39,7 +39,13 @@ def test_a_run_replaces_only_the_rows_of_its_system_and_stack():
     assert len(with_ablation) == 5 and ablation in with_ablation
     # Rows from before "stack" existed are keyed by their version string.
     old = {"system": "eole", "version": "eole 0.6.4", "budgets": []}
-    assert bench_multi30k.row_key(old) == ("eole", "eole 0.6.4", "default")
+    assert bench_multi30k.row_key(old) == ("eole", "eole 0.6.4", "default", "")
+    # A tagged row (a same-day speed check) sits beside the untagged one of its stack.
+    check = row("t2t", T2T_313, 9.0, tag="speed_check")
+    with_check = bench_multi30k.merge_rows(with_ablation, [check])
+    assert len(with_check) == 6 and check in with_check
+    assert [r["budgets"][0]["bleu"] for r in with_check
+            if r["system"] == "t2t" and r["stack"] == T2T_313] == [14.2, 9.0]
 
 
 def test_the_sweeps_best_is_chosen_on_val_among_default_points():
@@ -86,3 +92,66 @@ def test_the_long_run_ends_after_patience_evaluations_without_a_val_gain():
     # 30.05 and 30.08 are within min_delta of 30.0: two evaluations without a gain.
     assert multi30k_long.stop_reason(state(20.0, 30.0, 30.05, 30.08), Args) == "patience"
     assert multi30k_long.stop_reason(state(20.0, 25.0, minutes=480.0), Args) == "max_hours"
+
+
+def test_source_eos_copy_ends_each_source_line_with_t2ts_eos_and_adds_it_to_the_vocab(tmp_path):
+    peer = tmp_path / "peer_data"
+    peer.mkdir()
+    (peer / "train.src").write_text("t17 t4\nt9\n")
+    (peer / "train.tgt").write_text("t5 t6\nt7\n")
+    (peer / "vocab.txt").write_text("t2\nt3\n")
+    (peer / "DONE").write_text("")
+    out = bench_multi30k.with_source_eos(str(peer), str(tmp_path / "eos"))
+    assert open(os.path.join(out, "train.src")).read() == "t17 t4 t1\nt9 t1\n"
+    assert open(os.path.join(out, "train.tgt")).read() == "t5 t6\nt7\n"
+    assert open(os.path.join(out, "vocab.txt")).read() == "t2\nt3\nt1\n"
+    assert os.path.exists(os.path.join(out, "DONE"))
+    # The peers' vocabulary grows by the one token (and their four own come on top).
+    assert bench_multi30k.multi30k_peers.peer_vocabulary_size({"peer_dir": out}) == 7
+    # Made once: a second call leaves the copy as it is.
+    (peer / "train.src").write_text("changed\n")
+    bench_multi30k.with_source_eos(str(peer), out)
+    assert open(os.path.join(out, "train.src")).read() == "t17 t4 t1\nt9 t1\n"
+
+
+@pytest.mark.parametrize("flags, variants", [
+    ([], ("default", "default")),
+    (["--peer_source_eos"], ("default", "peer_source_eos=true")),
+    (["--peer_embedding_init=t2t", "--peer_source_eos"],
+     ("default", "peer_embedding_init=t2t,peer_source_eos=true")),
+    (["--t2t_hparams_set=x"], ("t2t_hparams_set=x", "default")),
+])
+def test_an_ablations_variant_names_every_change_it_makes(flags, variants):
+    args = bench_multi30k.parse_args(["--learning_rate=1.5", "--warmup_steps=300"] + flags)
+    assert (bench_multi30k.variant_of("t2t", args),
+            bench_multi30k.variant_of("eole", args)) == variants
+
+
+@pytest.mark.parametrize("biases, opennmt_tf, eole", [
+    ("default", "mha_bias=True, output_layer_bias=True",
+     "add_ffnbias: false\n  generator_bias: true"),
+    ("t2t", "mha_bias=False, output_layer_bias=False",
+     "add_ffnbias: true\n  generator_bias: false"),
+])
+def test_the_peer_biases_ablation_gives_the_peers_t2ts_biases(tmp_path, biases, opennmt_tf,
+                                                               eole):
+    peer_dir = tmp_path / "peer_data"
+    peer_dir.mkdir()
+    (peer_dir / "vocab.txt").write_text("t2\nt3\n")
+    args = bench_multi30k.parse_args(["--learning_rate=1.5", "--warmup_steps=300",
+                                      "--peer_biases=" + biases,
+                                      "--venv_dir=%s" % (tmp_path / "venvs")])
+    peers = bench_multi30k.multi30k_peers
+    configs = {}
+    for name in ("opennmt_tf", "eole"):
+        run_dir = tmp_path / name
+        run_dir.mkdir()
+        peer = peers.PEERS[name](args, {"peer_dir": str(peer_dir)}, str(run_dir), print,
+                                 make_venv=False)
+        peer.train_command()
+        configs[name] = "".join(open(path).read() for path in sorted(run_dir.iterdir()))
+    assert opennmt_tf in configs["opennmt_tf"]
+    assert eole in configs["eole"]
+    assert not (tmp_path / "venvs").exists()
+    expected = "default" if biases == "default" else "peer_biases=t2t"
+    assert bench_multi30k.variant_of("eole", args) == expected
