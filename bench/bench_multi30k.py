@@ -132,7 +132,7 @@ def prepare_data(args):
             for token_id in range(2, encoder.vocab_size):  # 0 (PAD) and 1 (EOS) are t2t's
                 handle.write(multi30k_peers.ids_to_tokens([token_id]) + "\n")
         open(done, "w").close()
-    if getattr(args, "peer_source_eos", False):
+    if args.peer_source_eos:
         peer_dir = with_source_eos(peer_dir, os.path.join(args.work_dir, "peer_data_source_eos"))
     val_source, val_reference = (os.path.join(peer_dir, "val." + lang) for lang in ("en", "de"))
     if not os.path.exists(val_reference):  # the text of val, for t2t-decoder and scoring
@@ -512,11 +512,10 @@ def variant_of(system, args):
     if system == "t2t":
         return ("default" if args.t2t_hparams_set == HPARAMS_SET
                 else "t2t_hparams_set=" + args.t2t_hparams_set)
-    changes = [] if args.peer_embedding_init == "default" else [
-        "peer_embedding_init=" + args.peer_embedding_init]
-    if getattr(args, "peer_biases", "default") != "default":
-        changes.append("peer_biases=" + args.peer_biases)
-    if getattr(args, "peer_source_eos", False):
+    changes = ["%s=%s" % (name, value) for name, value in (
+        ("peer_embedding_init", multi30k_peers.embedding_init(args)),
+        ("peer_biases", multi30k_peers.biases(args))) if value != "default"]
+    if args.peer_source_eos:
         changes.append("peer_source_eos=true")
     return ",".join(changes) or "default"
 
@@ -550,8 +549,9 @@ def bench_system(system, args, data):
                    "learning_rate": args.learning_rate, "warmup_steps": args.warmup_steps,
                    "date": time.strftime("%Y-%m-%d"), "load_average_at_start": round(load, 2),
                    "load_average_at_end": round(os.getloadavg()[0], 2)})
-    if variant_of(system, args) != "default":
-        result["variant"] = variant_of(system, args)
+    variant = variant_of(system, args)
+    if variant != "default":
+        result["variant"] = variant
     if args.tag:
         result["tag"] = args.tag
     return result

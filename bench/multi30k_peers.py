@@ -298,7 +298,7 @@ class Eole(Peer):
 
     def train_command(self):
         peer = self.data["peer_dir"]
-        vocab_size = sum(1 for _ in open(os.path.join(peer, "vocab.txt"))) + 8
+        vocab_size = peer_vocabulary_size(self.data) + 4  # room above its vocabulary
         self.config = self.write("config.yaml", """
             seed: 1
             report_every: %(log_every)d

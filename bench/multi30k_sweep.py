@@ -14,8 +14,9 @@ with the same budget is not trained again (--redo trains them all).
 The same script runs the ablations at the points given: `--peer_embedding_init=t2t` trains
 the peers with t2t's embedding initialization, normal(0, d^-0.5);
 `--t2t_hparams_set=transformer_multi30k_glorot_embeddings` trains t2t with theirs (Glorot
-uniform; bench/multi30k_ablations); `--peer_source_eos` ends the peers' source sentences
-with t2t's EOS id, as t2t's inputs end (theirs have no end marker by default). Such points are stored with a "variant" naming the
+uniform; bench/multi30k_ablations); `--peer_biases=t2t` gives the peers t2t's biases;
+`--peer_source_eos` ends the peers' source sentences with t2t's EOS id, as t2t's inputs end
+(theirs have no end marker by default). Such points are stored with a "variant" naming the
 change and are never candidates for a system's best.
 
     python bench/multi30k_sweep.py --systems=eole            # 4 points x 10 min
