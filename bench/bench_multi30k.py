@@ -62,7 +62,8 @@ The peers run from their own virtualenvs, created here on first use (Python 3.11
     # writes bench/results/multi30k.json and bench/results/multi30k.png
 
 The same learning-rate sweep for every system (chosen on val) and the ablations are
-bench/multi30k_sweep.py; they write into the same JSON, under "sweep".
+bench/multi30k_sweep.py; they write into the same JSON, under "sweep". Tokens/s set side by
+side (the systems trained in turn, paired round by round) is bench/multi30k_speed.py.
 """
 import argparse
 import json
@@ -554,6 +555,8 @@ def bench_system(system, args, data):
         result["variant"] = variant
     if args.tag:
         result["tag"] = args.tag
+    if args.max_steps:  # a row of its own run's setting, not the file's
+        result["max_steps"] = args.max_steps
     return result
 
 
@@ -694,7 +697,7 @@ def main(argv=None):
     # each row, and a run replaces only the rows it measured (see merge_rows).
     results = {"problem": PROBLEM, "hparams_set": HPARAMS_SET,
                "beam_size": args.beam_size, "alpha": 0.6, "test_lines": args.test_lines or 1000,
-               "max_steps": args.max_steps or None, "cpu_count": os.cpu_count(),
+               "cpu_count": os.cpu_count(),
                "protobuf": protobuf_implementation(), "systems": []}
     for system in args.systems:
         results["systems"].append(bench_system(system, args, data))

@@ -155,3 +155,33 @@ def test_the_peer_biases_ablation_gives_the_peers_t2ts_biases(tmp_path, biases, 
     assert not (tmp_path / "venvs").exists()
     expected = "default" if biases == "default" else "peer_biases=t2t"
     assert bench_multi30k.variant_of("eole", args) == expected
+
+
+multi30k_speed = pytest.importorskip("multi30k_speed")
+
+
+def test_the_speed_rounds_rotate_so_no_system_always_runs_first():
+    systems = ["t2t", "opennmt_tf", "eole"]
+    orders = [multi30k_speed.round_order(systems, i) for i in range(4)]
+    assert orders == [["t2t", "opennmt_tf", "eole"], ["opennmt_tf", "eole", "t2t"],
+                      ["eole", "t2t", "opennmt_tf"], ["t2t", "opennmt_tf", "eole"]]
+
+
+def test_speed_ratios_pair_runs_of_the_same_round_and_skip_a_missing_rate():
+    rounds = [{"t2t": 300, "opennmt_tf": 250, "eole": 200},
+              {"t2t": 330, "opennmt_tf": 330, "eole": None},
+              {"t2t": None, "opennmt_tf": 100, "eole": 100},
+              {"t2t": 270, "opennmt_tf": 300, "eole": 300}]
+    medians, ratios = multi30k_speed.summary(rounds, ["t2t", "opennmt_tf", "eole"])
+    assert medians == {"t2t": 300, "opennmt_tf": 275, "eole": 200}
+    assert ratios["opennmt_tf"] == {"per_round": [1.2, 1.0, 0.9], "median": 1.0,
+                                    "min": 0.9, "max": 1.2}
+    assert ratios["eole"]["per_round"] == [1.5, 0.9]
+    assert ratios["eole"]["median"] == 1.2
+
+
+def test_the_speed_runs_stop_at_their_steps_and_reject_a_bad_count():
+    args = multi30k_speed.parse_args(["--steps=100", "--rounds=2", "--out="])
+    assert (args.max_steps, args.rounds, args.budgets) == (100, 2, [60])
+    with pytest.raises(SystemExit, match="--rounds=0 --steps=100: give positive numbers"):
+        multi30k_speed.parse_args(["--rounds=0"])
