@@ -183,8 +183,9 @@ def with_source_eos(peer_dir, out_dir):
                     atomic_files.atomic_write(target, "w") as out:
                 out.writelines(line.rstrip("\n") + " " + eos + "\n" for line in lines)
         elif name == "vocab.txt":
-            with atomic_files.atomic_write(target, "w") as out:
-                out.write(open(source, encoding="utf-8").read() + eos + "\n")
+            with open(source, encoding="utf-8") as vocab, \
+                    atomic_files.atomic_write(target, "w") as out:
+                out.write(vocab.read() + eos + "\n")
         elif name != "DONE" and os.path.isfile(source):
             shutil.copyfile(source, target)
     open(done, "w").close()
@@ -613,9 +614,9 @@ def parse_args(argv=None):
                              "transformer_multi30k_glorot_embeddings)" % HPARAMS_SET)
     parser.add_argument("--tag", default="",
                         help="a name stored with the rows of this run and part of their key, "
-                             "so they sit beside the untagged ones: e.g. speed_check, a short "
-                             "run measuring tokens/s on the same day as a peer's row (machines "
-                             "differ from day to day); tagged rows are not drawn")
+                             "so they sit beside the untagged ones: e.g. step200, a --max_steps "
+                             "pair of an ablation; tagged rows are not drawn (tokens/s side by "
+                             "side: bench/multi30k_speed.py)")
     parser.add_argument("--beam_size", type=int, default=4)
     parser.add_argument("--test_lines", type=int, default=0,
                         help="decode only the first N test sentences (smoke runs); 0: all")

@@ -1,8 +1,8 @@
 """Training tokens/s of t2t, OpenNMT-tf and eole on Multi30k, measured in turn and paired.
 
-The machine is shared: its speed drifts by 20-30% within minutes (a t2t run from scratch
-went from 6,000 to 4,700 tokens/s between two runs 10 minutes apart, with nothing of ours
-beside it). Rates measured an hour apart can't be compared, so this script trains each
+The machine is shared: its speed drifts by up to 20% within minutes (the same seeded t2t
+run trained its steps 41-60 at 5,600 tokens/s, and at 4,500 when started again ten minutes
+later, with nothing of ours beside it). Rates measured an hour apart can't be compared, so this script trains each
 system for `--steps` steps in turn — t2t, OpenNMT-tf, eole, then again in a rotated order —
 for `--rounds` rounds, and reports each system's median over the rounds and, round by round,
 t2t's rate divided by each peer's (runs minutes apart, so drift mostly cancels). Everything
