@@ -516,7 +516,8 @@ def variant_of(system, args):
                 else "t2t_hparams_set=" + args.t2t_hparams_set)
     changes = ["%s=%s" % (name, value) for name, value in (
         ("peer_embedding_init", multi30k_peers.embedding_init(args)),
-        ("peer_biases", multi30k_peers.biases(args))) if value != "default"]
+        ("peer_biases", multi30k_peers.biases(args)),
+        ("peer_batching", multi30k_peers.batching(args))) if value != "default"]
     if args.peer_source_eos:
         changes.append("peer_source_eos=true")
     return ",".join(changes) or "default"
@@ -604,6 +605,10 @@ def parse_args(argv=None):
                         help="an ablation: t2t gives the peers t2t's biases (none in attention, "
                              "in the feed-forward layers, none on the output layer) instead of "
                              "their own (OpenNMT-tf: all three; eole: the output layer only)")
+    parser.add_argument("--peer_batching", choices=("default", "t2t"), default="default",
+                        help="an ablation for OpenNMT-tf: t2t shuffles and repeats its training "
+                             "data before batching, as t2t does, instead of batching each pass "
+                             "and flushing its part-filled length buckets at the pass's end")
     parser.add_argument("--peer_source_eos", action="store_true",
                         help="an ablation: the peers' source sentences end with t2t's EOS id "
                              "(token t1, added to their vocabulary), as t2t's inputs do; "
@@ -638,6 +643,9 @@ def parse_args(argv=None):
     if args.max_steps < 0 or (args.max_steps and args.max_steps % args.checkpoint_steps):
         parser.error("--max_steps=%d: give 0 or a multiple of --checkpoint_steps=%d" % (
             args.max_steps, args.checkpoint_steps))
+    if args.peer_batching != "default" and "eole" in args.systems:
+        parser.error("--peer_batching=%s changes OpenNMT-tf's input only; give "
+                     "--systems=opennmt_tf" % args.peer_batching)
     if not args.budgets or unknown:
         parser.error("--systems: unknown %s; use %s" % (", ".join(unknown), ", ".join(SYSTEMS))
                      if unknown else "--budgets_minutes: give at least one budget")

@@ -60,6 +60,13 @@ def embedding_init(args):
     return getattr(args, "peer_embedding_init", "default")
 
 
+def batching(args):
+    """"default" (OpenNMT-tf's own: batch each pass over the data, then repeat, so every pass
+    ends in a flush of part-filled length buckets) or "t2t" (shuffle each pass and repeat,
+    then batch, as t2t's input_fn does): bench_multi30k.py's --peer_batching, an ablation."""
+    return getattr(args, "peer_batching", "default")
+
+
 def biases(args):
     """"default" (each toolkit's own) or "t2t" (t2t's: none in attention, in the feed-forward
     layers, none on the softmax): bench_multi30k.py's --peer_biases, an ablation."""
@@ -144,6 +151,24 @@ class OpenNMTTF(Peer):
             import tensorflow as tf
 
             EMBEDDING_INIT = %r  # "default": Keras' glorot_uniform; "t2t": normal(0, 256^-0.5)
+            BATCHING = %r  # "default": batch, then repeat; "t2t": shuffle, repeat, then batch
+
+            if BATCHING == "t2t":
+                from opennmt.data import dataset as dataset_util
+                _training_pipeline = dataset_util.training_pipeline
+
+                def training_pipeline(*args, shuffle_buffer_size=None, dataset_size=None,
+                                      single_pass=False, **kwargs):
+                    # Each pass is shuffled whole (as its shuffle buffer of 500,000 does for
+                    # this data) and repeated before batching, so no pass ends in a flush of
+                    # part-filled length buckets; the pipeline then neither shuffles nor repeats.
+                    if dataset_size is None or single_pass:
+                        raise ValueError("--peer_batching=t2t needs the dataset size and "
+                                         "repeated training")
+                    batch = _training_pipeline(*args, single_pass=True, **kwargs)
+                    return lambda dataset: batch(dataset.shuffle(dataset_size).repeat())
+
+                dataset_util.training_pipeline = training_pipeline
 
 
             class WordEmbedder(opennmt.inputters.WordEmbedder):
@@ -162,8 +187,8 @@ class OpenNMTTF(Peer):
                     dropout=0.2, attention_dropout=0.1, ffn_dropout=0.1,
                     share_embeddings=opennmt.models.EmbeddingsSharingLevel.ALL,
                     mha_bias=%r, output_layer_bias=%r)
-            """ % ((embedding_init(self.args),) + ((False, False) if biases(self.args) == "t2t"
-                                                   else (True, True))))
+            """ % ((embedding_init(self.args), batching(self.args)) + (
+                (False, False) if biases(self.args) == "t2t" else (True, True))))
         self.config = self.write("config.yml", """
             model_dir: %(run)s/model
             data:

@@ -16,8 +16,11 @@ the peers with t2t's embedding initialization, normal(0, d^-0.5);
 `--t2t_hparams_set=transformer_multi30k_glorot_embeddings` trains t2t with theirs (Glorot
 uniform; bench/multi30k_ablations); `--peer_biases=t2t` gives the peers t2t's biases;
 `--peer_source_eos` ends the peers' source sentences with t2t's EOS id, as t2t's inputs end
-(theirs have no end marker by default). Such points are stored with a "variant" naming the
-change and are never candidates for a system's best.
+(theirs have no end marker by default); `--peer_batching=t2t` has OpenNMT-tf repeat its data
+before batching, as t2t does (bench/multi30k_batches.py shows why). Such points are stored
+with a "variant" naming the change and are never candidates for a system's best; with
+`--max_steps` a point stops at that step (stored with "max_steps"), to be set against
+points that decoded the same step.
 
     python bench/multi30k_sweep.py --systems=eole            # 4 points x 10 min
     python bench/multi30k_sweep.py --learning_rates=1.5,3 --warmups=300,600 \\
@@ -28,6 +31,8 @@ change and are never candidates for a system's best.
         --t2t_hparams_set=transformer_multi30k_glorot_embeddings  # and t2t's side
     python bench/multi30k_sweep.py --systems=opennmt_tf,eole --learning_rates=1.5 \
         --warmups=300 --peer_source_eos                         # EOS on the source
+    python bench/multi30k_sweep.py --systems=opennmt_tf --learning_rates=1.5 --warmups=300 \
+        --peer_embedding_init=t2t --peer_batching=t2t --max_steps=200  # no pass-end flush
     python bench/multi30k_sweep.py --budgets_minutes=1 --checkpoint_steps=10 \
         --test_lines=20 --out=                                  # a smoke run
 """
@@ -56,12 +61,19 @@ def variant(point):
 
 def point_key(point):
     return (point["system"], float(point["learning_rate"]), int(point["warmup_steps"]),
-            float(point["minutes"]), variant(point))
+            float(point["minutes"]), variant(point), point.get("max_steps", 0))
+
+
+def candidate(point, budget):
+    """A point of `budget` minutes, of the toolkit's own configuration, run to its budget."""
+    return (point["minutes"] == budget and variant(point) == "default" and
+            not point.get("max_steps"))
 
 
 def best_points(points, budget):
     """{system: the point of `budget` minutes with the highest val BLEU} (ties: the first),
-    among the points of each toolkit's own configuration (ablations are not candidates).
+    among the points of each toolkit's own configuration run to the budget (ablations and
+    points stopped at --max_steps are not candidates).
 
         best_points([{"system": "t2t", "minutes": 10, "val_bleu": 3.0, ...},
                      {"system": "t2t", "minutes": 10, "val_bleu": 5.0, ...}], 10)
@@ -69,8 +81,7 @@ def best_points(points, budget):
     """
     best = {}
     for point in points:
-        if point["minutes"] != budget or point.get("val_bleu") is None or \
-                variant(point) != "default":
+        if not candidate(point, budget) or point.get("val_bleu") is None:
             continue
         if point["system"] not in best or point["val_bleu"] > best[point["system"]]["val_bleu"]:
             best[point["system"]] = point
@@ -82,8 +93,7 @@ def best_summary(points, budget):
     return {system: dict({k: point[k] for k in ("learning_rate", "warmup_steps", "minutes",
                                                   "val_bleu", "test_bleu")},
                          out_of_points=sum(1 for p in points if p["system"] == system and
-                                           p["minutes"] == budget and
-                                           variant(p) == "default"))
+                                           candidate(p, budget)))
             for system, point in best_points(points, budget).items()}
 
 
@@ -93,9 +103,10 @@ def run_point(system, learning_rate, warmup, args, data):
     minutes = args.budgets[0]
     args.learning_rate, args.warmup_steps = learning_rate, warmup
     changed = bench_multi30k.variant_of(system, args)
-    run_dir = os.path.join(args.work_dir, "sweep", "%s_lr%s_warmup%d_%smin%s" % (
+    run_dir = os.path.join(args.work_dir, "sweep", "%s_lr%s_warmup%d_%smin%s%s" % (
         system, learning_rate, warmup, minutes,
-        "" if changed == "default" else "_" + re.sub(r"[=,]", "_", changed)))
+        "" if changed == "default" else "_" + re.sub(r"[=,]", "_", changed),
+        "_max%d" % args.max_steps if args.max_steps else ""))
     load = os.getloadavg()[0]
     trained = bench_multi30k.train_system(system, args, data, run_dir)
     val = bench_multi30k.decode_budget(trained, minutes, data, "val")
@@ -112,6 +123,8 @@ def run_point(system, learning_rate, warmup, args, data):
              "date": time.strftime("%Y-%m-%d")}
     if changed != "default":
         point["variant"] = changed
+    if args.max_steps:  # stopped at a step: set against points of that step, not of a budget
+        point["max_steps"] = args.max_steps
     return point
 
 

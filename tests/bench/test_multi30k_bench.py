@@ -48,7 +48,7 @@ def test_a_run_replaces_only_the_rows_of_its_system_and_stack():
             if r["system"] == "t2t" and r["stack"] == T2T_313] == [14.2, 9.0]
 
 
-def test_the_sweeps_best_is_chosen_on_val_among_default_points():
+def test_the_sweeps_best_is_chosen_on_val_among_default_points_run_to_the_budget():
     points = [
         {"system": "t2t", "minutes": 10, "val_bleu": 12.9, "test_bleu": 15.0,
          "learning_rate": 1.5, "warmup_steps": 300},
@@ -56,6 +56,8 @@ def test_the_sweeps_best_is_chosen_on_val_among_default_points():
          "learning_rate": 1.5, "warmup_steps": 600},
         {"system": "t2t", "minutes": 10, "val_bleu": 20.0, "test_bleu": 20.0,
          "learning_rate": 1.5, "warmup_steps": 300, "variant": "t2t_hparams_set=x"},
+        {"system": "t2t", "minutes": 10, "val_bleu": 21.0, "test_bleu": 21.0,
+         "learning_rate": 1.5, "warmup_steps": 300, "max_steps": 200},
         {"system": "t2t", "minutes": 20, "val_bleu": 25.0, "test_bleu": 25.0,
          "learning_rate": 3.0, "warmup_steps": 300},
         {"system": "eole", "minutes": 10, "val_bleu": None, "test_bleu": None,
@@ -185,3 +187,48 @@ def test_the_speed_runs_stop_at_their_steps_and_reject_a_bad_count():
     assert (args.max_steps, args.rounds, args.budgets) == (100, 2, [60])
     with pytest.raises(SystemExit, match="--rounds=0 --steps=100: give positive numbers"):
         multi30k_speed.parse_args(["--rounds=0"])
+
+
+@pytest.mark.parametrize("batching", ["default", "t2t"])
+def test_the_peer_batching_ablation_repeats_opennmt_tfs_data_before_batching(tmp_path,
+                                                                              batching):
+    peer_dir = tmp_path / "peer_data"
+    peer_dir.mkdir()
+    (peer_dir / "vocab.txt").write_text("t2\nt3\n")
+    args = bench_multi30k.parse_args(["--learning_rate=1.5", "--warmup_steps=300",
+                                      "--systems=t2t,opennmt_tf",
+                                      "--peer_batching=" + batching])
+    peer = bench_multi30k.multi30k_peers.PEERS["opennmt_tf"](
+        args, {"peer_dir": str(peer_dir)}, str(tmp_path), print, make_venv=False)
+    peer.write_config()
+    model_py = (tmp_path / "model.py").read_text()
+    assert "BATCHING = %r" % batching in model_py
+    compile(model_py, "model.py", "exec")  # the patch it carries is valid Python
+    assert bench_multi30k.variant_of("opennmt_tf", args) == (
+        "default" if batching == "default" else "peer_batching=t2t")
+    assert bench_multi30k.variant_of("t2t", args) == "default"
+
+
+def test_the_peer_batching_ablation_refuses_eole(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        bench_multi30k.parse_args(["--learning_rate=1.5", "--warmup_steps=300",
+                                   "--peer_batching=t2t"])
+    assert exit_info.value.code == 2
+    assert ("--peer_batching=t2t changes OpenNMT-tf's input only; give --systems=opennmt_tf"
+            in capsys.readouterr().err)
+
+
+multi30k_batches = pytest.importorskip("multi30k_batches")
+
+
+def test_the_batch_summary_counts_passes_and_the_flush_of_part_filled_buckets():
+    rows = [[100, 40, 40, 3800, 3900], [100, 40, 40, 3700, 3800],  # two full batches
+            [233, 8, 8, 1718, 1777], [1, 4, 4, 4, 4]]                # a pass's flush
+    summary = multi30k_batches.batch_summary(rows, 4096, 217)
+    assert summary == {"batches": 4, "passes": 2.0, "small_batches": 2,
+                       "small_batch_steps": [3, 4], "single_sentence_batches": 1,
+                       "target_tokens_mean": 2370, "target_tokens_min": 4,
+                       "target_tokens_total": 9481}
+    # A batch is small by OpenNMT-tf's own count: examples x the longer padded side.
+    assert multi30k_batches.batch_summary([[60, 20, 40, 1100, 1900]], 4096, 60)[
+        "small_batches"] == 0
