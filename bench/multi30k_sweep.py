@@ -97,6 +97,17 @@ def best_summary(points, budget):
             for system, point in best_points(points, budget).items()}
 
 
+def points_to_train(args, points):
+    """[(system, learning rate, warmup)] of the grid that `points` doesn't hold yet for this
+    budget, variant and --max_steps (all of them with --redo)."""
+    done = {point_key(p) for p in points}
+    return [(system, learning_rate, warmup) for system in args.systems
+            for learning_rate, warmup in args.grid
+            if args.redo or (system, learning_rate, warmup, float(args.budgets[0]),
+                             bench_multi30k.variant_of(system, args),
+                             args.max_steps or 0) not in done]
+
+
 def run_point(system, learning_rate, warmup, args, data):
     """Train one point, decode val and test at the budget, keep the logs and decodes (the
     checkpoints go: a sweep would fill the disk)."""
@@ -160,11 +171,8 @@ def main(argv=None):
     sweep = {"points": []}
     if args.out and os.path.exists(args.out):
         sweep = json.load(open(args.out)).get("sweep", sweep)
-    done = {point_key(p) for p in sweep["points"]}
     minutes = args.budgets[0]
-    todo = [(s, lr, w) for s in args.systems for lr, w in args.grid
-            if args.redo or
-            (s, lr, w, float(minutes), bench_multi30k.variant_of(s, args)) not in done]
+    todo = points_to_train(args, sweep["points"])
     log("sweep: %d points to train (%d already in %s), %s min each" % (
         len(todo), len(args.systems) * len(args.grid) - len(todo), args.out or "-", minutes))
     for number, (system, learning_rate, warmup) in enumerate(todo, 1):
@@ -188,7 +196,8 @@ def main(argv=None):
                 point["system"] + ("*" if variant(point) != "default" else ""),
                 point["learning_rate"], point["warmup_steps"], point["step"],
                 point["val_bleu"], point["test_bleu"],
-                "  <- best on val" if best.get(point["system"]) is point else ""))
+                "  <- best on val" if best.get(point["system"]) is point else
+                "  (stopped at --max_steps)" if point.get("max_steps") else ""))
     ablations = sorted({variant(p) for p in sweep["points"]} - {"default"})
     if ablations:
         print("(* an ablation: %s)" % ", ".join(ablations))

@@ -69,6 +69,22 @@ def test_the_sweeps_best_is_chosen_on_val_among_default_points_run_to_the_budget
     assert best["t2t"]["out_of_points"] == 2
 
 
+def test_a_sweep_trains_only_the_points_it_does_not_hold_for_its_budget_variant_and_steps():
+    stored = [{"system": "opennmt_tf", "minutes": 10, "learning_rate": 1.5, "warmup_steps": 300},
+              {"system": "opennmt_tf", "minutes": 10, "learning_rate": 3.0, "warmup_steps": 300,
+               "variant": "peer_batching=t2t", "max_steps": 200}]
+    grid = ["--systems=opennmt_tf", "--learning_rates=1.5,3", "--warmups=300"]
+    args = multi30k_sweep.parse_args(grid)
+    assert multi30k_sweep.points_to_train(args, stored) == [("opennmt_tf", 3.0, 300)]
+    args = multi30k_sweep.parse_args(grid + ["--peer_batching=t2t", "--max_steps=200"])
+    assert multi30k_sweep.points_to_train(args, stored) == [("opennmt_tf", 1.5, 300)]
+    args = multi30k_sweep.parse_args(grid + ["--peer_batching=t2t"])  # to the budget
+    assert multi30k_sweep.points_to_train(args, stored) == [("opennmt_tf", 1.5, 300),
+                                                            ("opennmt_tf", 3.0, 300)]
+    args = multi30k_sweep.parse_args(grid + ["--redo"])
+    assert len(multi30k_sweep.points_to_train(args, stored)) == 2
+
+
 def test_the_trainers_loss_lines_become_the_curve():
     text = ("train transformer: step 10, loss 6.5000 (mean of 10 steps), 3,000 tokens/s\n"
             "train transformer: step 20, loss 5.2500 (mean of 10 steps), 3,100 tokens/s\n"
