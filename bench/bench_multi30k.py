@@ -652,6 +652,32 @@ def parse_args(argv=None):
     return args
 
 
+def parse_with_own_flags(parser, argv, defaults, note, check=None):
+    """A bench script's own flags (`parser`, made with add_help=False), then this file's
+    flags from the rest of `argv` after `defaults`, so a flag given overrides its default.
+
+    `check(own)` validates the script's flags first (it exits with a one-line message),
+    before anything heavier runs; -h prints both helps, `note` saying how this file's
+    flags differ there. The own flags' values are set on the returned namespace, e.g.
+
+        parser = argparse.ArgumentParser(add_help=False)
+        parser.add_argument("--rounds", type=int, default=3)
+        args = parse_with_own_flags(parser, ["--rounds=2", "--systems=t2t"],
+                                    ["--plot="], "--plot is not used")
+        # args.rounds == 2, args.systems == ["t2t"], args.plot == ""
+    """
+    own, rest = parser.parse_known_args(argv)
+    if "-h" in rest or "--help" in rest:
+        parser.print_help()
+        print("\nand bench_multi30k.py's flags (%s):" % note)
+    elif check is not None:
+        check(own)
+    args = parse_args(list(defaults) + rest)
+    for name, value in vars(own).items():
+        setattr(args, name, value)
+    return args
+
+
 def registered_schedule(args):
     """--learning_rate / --warmup_steps not given: the values of HPARAMS_SET."""
     if args.learning_rate is None or args.warmup_steps is None:

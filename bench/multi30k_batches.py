@@ -60,15 +60,14 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], add_help=False)
     parser.add_argument("--batches", type=int, default=500,
                         help="how many batches of each pipeline to read")
-    own, rest = parser.parse_known_args(argv)
-    if "-h" in rest or "--help" in rest:
-        parser.print_help()
-        print("\nand bench_multi30k.py's flags (--work_dir, --venv_dir, --out, ...):")
+    return bench_multi30k.parse_with_own_flags(
+        parser, argv, ["--systems=opennmt_tf", "--plot="], "--work_dir, --venv_dir, --out, ...",
+        check=check_flags)
+
+
+def check_flags(own):
     if own.batches < 1:
         sys.exit("multi30k_batches: --batches=%d: give a positive number" % own.batches)
-    args = bench_multi30k.parse_args(["--systems=opennmt_tf", "--plot="] + rest)
-    args.batches = own.batches
-    return args
 
 
 def main(argv=None):

@@ -186,20 +186,18 @@ def parse_args(argv=None):
     parser.add_argument("--long_dir", default="",
                         help="the run's folder (training, curve, best checkpoint); default "
                              "<work_dir>/long")
-    own, rest = parser.parse_known_args(argv)
-    if "-h" in rest or "--help" in rest:
-        parser.print_help()
-        print("\nand bench_multi30k.py's flags (t2t only; --budgets_minutes is not used):")
-    args = bench_multi30k.parse_args(["--systems=t2t", "--plot="] + rest)
+    return bench_multi30k.parse_with_own_flags(
+        parser, argv, ["--systems=t2t", "--plot="],
+        "t2t only; --budgets_minutes is not used", check=check_flags)
+
+
+def check_flags(own):
     if own.eval_every_steps < 1 or own.patience < 1 or own.max_hours <= 0:
         sys.exit("multi30k_long: --eval_every_steps=%d --patience=%d --max_hours=%s: give "
                  "positive numbers" % (own.eval_every_steps, own.patience, own.max_hours))
     if own.from_dir and not os.path.isdir(own.from_dir):
         sys.exit("multi30k_long: --from_dir=%s is not a folder; give a t2t-trainer output "
                  "folder" % own.from_dir)
-    for name, value in vars(own).items():
-        setattr(args, name, value)
-    return args
 
 
 def main(argv=None):

@@ -72,18 +72,17 @@ def parse_args(argv=None):
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=100,
                         help="training steps per run (a multiple of --checkpoint_steps)")
-    own, rest = parser.parse_known_args(argv)
-    if "-h" in rest or "--help" in rest:
-        parser.print_help()
-        print("\nand bench_multi30k.py's flags (--max_steps is --steps here):")
+    own, _ = parser.parse_known_args(argv)
+    # The budget only bounds a run that hangs: each stops at --steps by itself.
+    return bench_multi30k.parse_with_own_flags(
+        parser, argv, ["--budgets_minutes=60", "--plot=", "--max_steps=%d" % own.steps],
+        "--max_steps is --steps here", check=check_flags)
+
+
+def check_flags(own):
     if own.rounds < 1 or own.steps < 1:
         sys.exit("multi30k_speed: --rounds=%d --steps=%d: give positive numbers"
                  % (own.rounds, own.steps))
-    # The budget only bounds a run that hangs: each stops at --steps by itself.
-    args = bench_multi30k.parse_args(["--budgets_minutes=60", "--plot=",
-                                      "--max_steps=%d" % own.steps] + rest)
-    args.rounds, args.steps = own.rounds, own.steps
-    return args
 
 
 def main(argv=None):

@@ -146,22 +146,24 @@ def parse_args(argv=None):
     parser.add_argument("--warmups", default="300,600", help="comma-separated warmup steps")
     parser.add_argument("--redo", action="store_true",
                         help="train every point, also those already in --out")
-    own, rest = parser.parse_known_args(argv)
-    if "-h" in rest or "--help" in rest:
-        parser.print_help()
-        print("\nand bench_multi30k.py's flags (--budgets_minutes takes one budget here):")
-    args = bench_multi30k.parse_args(["--budgets_minutes=10", "--plot="] + rest)
+    args = bench_multi30k.parse_with_own_flags(
+        parser, argv, ["--budgets_minutes=10", "--plot="],
+        "--budgets_minutes takes one budget here", check=grid_of)
     if len(args.budgets) != 1:
         sys.exit("multi30k_sweep: --budgets_minutes=%s: give one budget (e.g. 10)"
                  % args.budgets_minutes)
+    args.grid = grid_of(args)
+    return args
+
+
+def grid_of(flags):
+    """The (learning rate, warmup) points of --learning_rates x --warmups."""
     try:
-        args.grid = [(float(lr), int(w)) for lr, w in itertools.product(
-            own.learning_rates.split(","), own.warmups.split(","))]
+        return [(float(lr), int(w)) for lr, w in itertools.product(
+            flags.learning_rates.split(","), flags.warmups.split(","))]
     except ValueError:
         sys.exit("multi30k_sweep: --learning_rates=%s --warmups=%s: give numbers like "
-                 "1.5,3 and 300,600" % (own.learning_rates, own.warmups))
-    args.redo = own.redo
-    return args
+                 "1.5,3 and 300,600" % (flags.learning_rates, flags.warmups))
 
 
 def main(argv=None):

@@ -248,3 +248,21 @@ def test_the_batch_summary_counts_passes_and_the_flush_of_part_filled_buckets():
     # A batch is small by OpenNMT-tf's own count: examples x the longer padded side.
     assert multi30k_batches.batch_summary([[60, 20, 40, 1100, 1900]], 4096, 60)[
         "small_batches"] == 0
+
+
+def test_each_scripts_own_flags_are_checked_first_and_set_beside_the_bench_flags(capsys):
+    # The own check runs before bench_multi30k's parse, so its message wins over the
+    # bench's error about the same bad run (no schedule lookup, nothing imported).
+    with pytest.raises(SystemExit, match="multi30k_batches: --batches=0: give a positive"):
+        multi30k_batches.parse_args(["--batches=0", "--systems=nope"])
+    with pytest.raises(SystemExit, match="--learning_rates=x --warmups=300,600: give numbers"):
+        multi30k_sweep.parse_args(["--learning_rates=x", "--systems=nope"])
+    args = multi30k_long.parse_args(["--patience=5", "--learning_rate=1.5",
+                                     "--warmup_steps=300", "--out="])
+    assert (args.patience, args.systems, args.plot, args.out) == (5, ["t2t"], "", "")
+    with pytest.raises(SystemExit) as exit_info:
+        multi30k_batches.parse_args(["--help"])
+    assert exit_info.value.code == 0
+    shown = capsys.readouterr().out
+    assert "--batches" in shown and "--peer_batching" in shown
+    assert "and bench_multi30k.py's flags (--work_dir, --venv_dir, --out, ...):" in shown
