@@ -54,6 +54,9 @@ STOP_CHILD = textwrap.dedent('''
     import signal, sys, time
     from t2t.training import stop_signals
 
+    # The handlers it started with: default_int_handler for SIGINT, or SIG_IGN when the
+    # process that started it ignored SIGINT (a disposition a child inherits).
+    before = {each: signal.getsignal(each) for each in stop_signals.SIGNALS}
     with stop_signals.stop_on_signals():
         print("ready", flush=True)
         while stop_signals.requested_signal() is None:
@@ -63,8 +66,9 @@ STOP_CHILD = textwrap.dedent('''
               == signal.SIG_DFL, flush=True)
         if sys.argv[1] == "slow_save":
             time.sleep(120)  # a save that a second signal interrupts
-    print("restored", signal.getsignal(signal.SIGINT) is signal.default_int_handler,
-          flush=True)
+    after = {each: signal.getsignal(each) for each in stop_signals.SIGNALS}
+    print("handlers before and after:", before, after, file=sys.stderr, flush=True)
+    print("restored", after == before, flush=True)
 ''')
 
 
