@@ -655,6 +655,8 @@ def parse_args(argv=None):
 def parse_with_own_flags(parser, argv, defaults, note, check=None):
     """A bench script's own flags (`parser`, made with add_help=False), then this file's
     flags from the rest of `argv` after `defaults`, so a flag given overrides its default.
+    `defaults` is a list, or a function of the own flags' namespace that returns one (for
+    a default that follows an own flag, e.g. --max_steps from multi30k_speed's --steps).
 
     `check(own)` validates the script's flags first (it exits with a one-line message),
     before anything heavier runs; -h prints both helps, `note` saying how this file's
@@ -672,6 +674,8 @@ def parse_with_own_flags(parser, argv, defaults, note, check=None):
         print("\nand bench_multi30k.py's flags (%s):" % note)
     elif check is not None:
         check(own)
+    if callable(defaults):
+        defaults = defaults(own)
     args = parse_args(list(defaults) + rest)
     for name, value in vars(own).items():
         setattr(args, name, value)

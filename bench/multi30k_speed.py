@@ -72,10 +72,10 @@ def parse_args(argv=None):
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=100,
                         help="training steps per run (a multiple of --checkpoint_steps)")
-    own, _ = parser.parse_known_args(argv)
     # The budget only bounds a run that hangs: each stops at --steps by itself.
     return bench_multi30k.parse_with_own_flags(
-        parser, argv, ["--budgets_minutes=60", "--plot=", "--max_steps=%d" % own.steps],
+        parser, argv,
+        lambda own: ["--budgets_minutes=60", "--plot=", "--max_steps=%d" % own.steps],
         "--max_steps is --steps here", check=check_flags)
 
 

@@ -201,6 +201,9 @@ def test_speed_ratios_pair_runs_of_the_same_round_and_skip_a_missing_rate():
 def test_the_speed_runs_stop_at_their_steps_and_reject_a_bad_count():
     args = multi30k_speed.parse_args(["--steps=100", "--rounds=2", "--out="])
     assert (args.max_steps, args.rounds, args.budgets) == (100, 2, [60])
+    # --max_steps follows --steps unless given after it.
+    assert multi30k_speed.parse_args(["--steps=50", "--out="]).max_steps == 50
+    assert multi30k_speed.parse_args(["--steps=50", "--max_steps=150", "--out="]).max_steps == 150
     with pytest.raises(SystemExit, match="--rounds=0 --steps=100: give positive numbers"):
         multi30k_speed.parse_args(["--rounds=0"])
 
