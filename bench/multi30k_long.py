@@ -139,10 +139,17 @@ def evaluate(args, data, train_dir, long_dir, step, state):
         bleu, signature = bench_multi30k.score(decodes, references)
         point[split + "_bleu"] = round(bleu, 2)
         point["signature"] = signature
-    curve = bench_multi30k.t2t_loss_curve(
-        open(os.path.join(long_dir, "train.log"), errors="replace").read())
-    point["loss"] = curve[-1][1] if curve else None
+    point["loss"] = last_loss(os.path.join(long_dir, "train.log"))
     return point
+
+
+def last_loss(log_path):
+    """The newest training loss in the run's log; None before its first segment (a run
+    from --from_dir evaluates the copied checkpoint first, with no log of its own yet)."""
+    if not os.path.exists(log_path):
+        return None
+    curve = bench_multi30k.t2t_loss_curve(open(log_path, errors="replace").read())
+    return curve[-1][1] if curve else None
 
 
 def keep_best(train_dir, long_dir, step):

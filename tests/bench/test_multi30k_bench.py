@@ -112,6 +112,14 @@ def test_the_long_run_ends_after_patience_evaluations_without_a_val_gain():
     assert multi30k_long.stop_reason(state(20.0, 25.0, minutes=480.0), Args) == "max_hours"
 
 
+def test_a_long_run_from_another_runs_checkpoint_has_no_loss_until_its_first_segment(tmp_path):
+    log_path = tmp_path / "train.log"
+    assert multi30k_long.last_loss(str(log_path)) is None
+    log_path.write_text("train transformer: step 2440, loss 0.9100 (mean of 10 steps), x\n"
+                        "train transformer: step 2450, loss 0.8739 (mean of 10 steps), x\n")
+    assert multi30k_long.last_loss(str(log_path)) == 0.8739
+
+
 def test_source_eos_copy_ends_each_source_line_with_t2ts_eos_and_adds_it_to_the_vocab(tmp_path):
     peer = tmp_path / "peer_data"
     peer.mkdir()
