@@ -60,7 +60,7 @@ def main(results_path, png_path):
         points = [(p["minutes"], p["test_bleu"]) for p in long_run["points"]]
         best = max([best] + [bleu for _, bleu in points])
         axes.plot(*zip(*points), linestyle="--", marker=".",
-                  label="t2t, long run (%s)" % (long_run.get("stopped") or "running"))
+                  label="t2t, long run (%s)" % (long_run.get("stopped") or "in progress"))
     axes.set_xlabel("training minutes (wall clock, %d CPU cores)" % results["cpu_count"])
     axes.set_ylabel("BLEU, test_2016_flickr en-de (sacrebleu)")
     axes.set_title("Multi30k: BLEU at equal training time, beam %d" % results["beam_size"])
