@@ -59,8 +59,14 @@ def main(results_path, png_path):
     if long_run.get("points"):  # bench/multi30k_long.py: test BLEU at each val evaluation
         points = [(p["minutes"], p["test_bleu"]) for p in long_run["points"]]
         best = max([best] + [bleu for _, bleu in points])
+        # The long run goes on from its stack's 60-minute row: same colour, dashed.
+        start = [r for r in rows
+                 if r["system"] == long_run.get("system") and r.get("stack") == long_run.get("stack")]
+        stopped = long_run.get("stopped")
         axes.plot(*zip(*points), linestyle="--", marker=".",
-                  label="t2t, long run (%s)" % (long_run.get("stopped") or "in progress"))
+                  color=colours[label(start[0], rows)] if start else None,
+                  label="t2t, long run (%s)" % ("stopped by %s" % stopped if stopped
+                                                else "in progress"))
     axes.set_xlabel("training minutes (wall clock, %d CPU cores)" % results["cpu_count"])
     axes.set_ylabel("BLEU, test_2016_flickr en-de (sacrebleu)")
     axes.set_title("Multi30k: BLEU at equal training time, beam %d" % results["beam_size"])
