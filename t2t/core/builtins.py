@@ -33,6 +33,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.models.lstm",
         "t2t.models.transformer",
         "t2t.models.transformer_encoder_mlm",
+        "t2t.models.transformer_hparams",
         "t2t.models.transformer_multi30k",
         "t2t.models.transformer_span",
     ),

@@ -26,15 +26,40 @@ import tensorflow as tf
 from t2t.core import registry
 from t2t.layers.attention_config import MultiheadAttentionConfig
 from t2t.layers import common_attention
-from t2t.layers import common_hparams
 from t2t.layers import common_layers
 from t2t.layers import dropout as dropout_lib
 from t2t.layers import shape_utils
 from t2t.model import t2t_model
 from t2t.models import transformer_fast_decode
+from t2t.models.transformer_hparams import (  # noqa: F401  (T2T's transformer.<set> names)
+    transformer_base_v1, transformer_base_v2, transformer_base_v3, transformer_base,
+    transformer_big, transformer_small, transformer_tiny, transformer_test,
+    transformer_base_single_gpu, transformer_big_single_gpu, update_hparams_for_tpu,
+    transformer_tpu, transformer_big_tpu, transformer_tiny_tpu, transformer_base_range,
+    transformer_tiny_tpu_range, transformer_tpu_range, transformer_l2, transformer_l4,
+    transformer_l8, transformer_l10, transformer_h1, transformer_h4, transformer_h16,
+    transformer_h32, transformer_k128, transformer_k256, transformer_ff1024,
+    transformer_ff4096, transformer_dr0, transformer_dr2, transformer_ls0, transformer_ls2,
+    transformer_hs256, transformer_hs1024, transformer_big_dr1, transformer_big_enfr,
+    transformer_big_enfr_tpu, transformer_big_dr2, transformer_timeseries,
+    transformer_timeseries_tpu, transformer_base_multistep8, transformer_cubbitt,
+    transformer_parsing_base, transformer_parsing_big, transformer_parsing_ice,
+    transformer_prepend_v2, transformer_prepend_v1, transformer_prepend,
+    transformer_relative, transformer_relative_tiny, transformer_relative_big,
+    transformer_clean, transformer_clean_big, transformer_clean_big_tpu, transformer_tall,
+    transformer_tall_finetune_tied, transformer_tall_train_tied,
+    transformer_tall_finetune_uniencdec, transformer_tall_train_uniencdec,
+    transformer_tall_finetune_textclass, transformer_tall_pretrain_lm,
+    transformer_tall_pretrain_lm_tpu_adafactor,
+    transformer_tall_pretrain_lm_tpu_adafactor_large, transformer_tall_pretrain_lm_tpu,
+    transformer_tall_big, transformer_lm_tpu_0, transformer_lm_tpu_1,
+    transformer_wikitext103_l4k_v0, transformer_mlperf_tpu, transformer_tpu_bf16_activation,
+    transformer_fairseq_fp16_activation_big, transformer_packed_tpu, transformer_small_tpu,
+    transformer_tpu_with_conv, transformer_tpu_1b)
 
 # T2T's module-level fast-decoding names (the implementation lives in transformer_fast_decode).
 fast_decode = transformer_fast_decode.fast_decode
+fast_decode_tpu = transformer_fast_decode.fast_decode_tpu
 _init_transformer_cache = transformer_fast_decode._init_transformer_cache
 
 _v1 = tf.compat.v1
@@ -500,6 +525,39 @@ class Transformer(t2t_model.T2TModel):
 
 
 @registry.register_model
+class TransformerScorer(Transformer):
+    """A Transformer whose PREDICT mode scores given targets instead of decoding.
+
+        scorer = TransformerScorer(hp, ModeKeys.PREDICT, problem_hparams)
+        out = scorer.infer({"inputs": ids_in, "targets": ids_out})
+        # out["outputs"]: the targets [B, L]; out["scores"]: sum of log p(target) [B]
+
+    Its variables live under "transformer/", so a Transformer checkpoint scores as it is.
+    Padding positions (id 0) add nothing to a score (T2T summed their log-probabilities
+    too, so a padded target scored lower than the same target alone).
+    """
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("name", "transformer")
+        super().__init__(*args, **kwargs)
+
+    def infer(self, features=None, decode_length=50, beam_size=1, top_beams=1, alpha=0.0,
+              use_tpu=False):
+        """{"outputs": targets [B, L], "scores": float [B]}; the decode arguments are unused."""
+        del decode_length, beam_size, top_beams, alpha, use_tpu
+        if not features or "targets" not in features:
+            raise ValueError("TransformerScorer.infer scores given targets: pass "
+                             "features['targets'] (int [B, L, 1, 1])")
+        self._hparams.force_full_predict = True
+        logits, _ = self(features)
+        log_probs = common_layers.log_prob_from_logits(tf.squeeze(logits, [2, 3]))
+        targets = tf.squeeze(features["targets"], [2, 3])
+        token_log_probs = common_layers.index_last_dim_with_indices(log_probs, targets)
+        token_log_probs *= tf.cast(tf.not_equal(targets, 0), token_log_probs.dtype)
+        return {"outputs": targets, "scores": tf.reduce_sum(token_log_probs, axis=1)}
+
+
+@registry.register_model
 class TransformerEncoder(t2t_model.T2TModel):
     """Transformer encoder only: for classification (e.g. a CLASS_LABEL target)."""
 
@@ -516,231 +574,3 @@ class TransformerEncoder(t2t_model.T2TModel):
             encoder_input, encoder_self_attention_bias, hparams,
             nonpadding=features_to_nonpadding(features, "inputs"))
         return tf.expand_dims(encoder_output, 2)
-
-
-# ---------------------------------------------------------------------------- hparams
-@registry.register_hparams
-def transformer_base_v1():
-    """The original paper's base model: post-norm, 6 layers, d=512, noam schedule."""
-    hparams = common_hparams.basic_params1()
-    hparams.norm_type = "layer"
-    hparams.hidden_size = 512
-    hparams.batch_size = 4096
-    hparams.max_length = 256
-    hparams.clip_grad_norm = 0.0  # No gradient clipping.
-    hparams.optimizer_adam_epsilon = 1e-9
-    hparams.learning_rate_schedule = "legacy"
-    hparams.learning_rate_decay_scheme = "noam"
-    hparams.learning_rate = 0.1
-    hparams.learning_rate_warmup_steps = 4000
-    hparams.initializer_gain = 1.0
-    hparams.num_hidden_layers = 6
-    hparams.initializer = "uniform_unit_scaling"
-    hparams.weight_decay = 0.0
-    hparams.optimizer_adam_beta1 = 0.9
-    hparams.optimizer_adam_beta2 = 0.98
-    hparams.num_sampled_classes = 0
-    hparams.label_smoothing = 0.1
-    hparams.shared_embedding_and_softmax_weights = True
-    hparams.symbol_modality_num_shards = 16
-
-    hparams.add_hparam("filter_size", 2048)
-    # Layer counts; 0 falls back on num_hidden_layers.
-    hparams.add_hparam("num_encoder_layers", 0)
-    hparams.add_hparam("num_decoder_layers", 0)
-    # Attention.
-    hparams.add_hparam("num_heads", 8)
-    hparams.add_hparam("attention_key_channels", 0)
-    hparams.add_hparam("attention_value_channels", 0)
-    hparams.add_hparam("ffn_layer", "dense_relu_dense")
-    hparams.add_hparam("parameter_attention_key_channels", 0)
-    hparams.add_hparam("parameter_attention_value_channels", 0)
-    # Every hparam ending in "dropout" is set to 0.0 outside training.
-    hparams.add_hparam("attention_dropout", 0.0)
-    hparams.add_hparam("attention_dropout_broadcast_dims", "")
-    hparams.add_hparam("relu_dropout", 0.0)
-    hparams.add_hparam("relu_dropout_broadcast_dims", "")
-    hparams.add_hparam("pos", "timing")  # timing, emb, none
-    hparams.add_hparam("position_features", "")
-    hparams.add_hparam("nbr_decoder_problems", 1)
-    hparams.add_hparam("proximity_bias", False)
-    hparams.add_hparam("causal_decoder_self_attention", True)
-    hparams.add_hparam("use_pad_remover", True)
-    hparams.add_hparam("self_attention_type", "dot_product")
-    hparams.add_hparam("conv_first_kernel", 3)
-    hparams.add_hparam("attention_variables_3d", False)
-    hparams.add_hparam("use_target_space_embedding", True)
-    # Only used when ffn_layer == "local_moe_tpu".
-    hparams.add_hparam("moe_overhead_train", 1.0)
-    hparams.add_hparam("moe_overhead_eval", 2.0)
-    hparams.moe_num_experts = 16
-    hparams.moe_loss_coef = 1e-3
-    # If set, used instead of the problem name in metric names.
-    hparams.add_hparam("overload_eval_metric_name", "")
-    # Masked (causal) attention in the encoder.
-    hparams.add_hparam("unidirectional_encoder", False)
-    # Hard attention: keep the k largest weights (0 = off).
-    hparams.add_hparam("hard_attention_k", 0)
-    hparams.add_hparam("gumbel_noise_weight", 0.0)
-    return hparams
-
-
-@registry.register_hparams
-def transformer_base_v2():
-    """Pre-norm ("n" before, "da" after each layer), dropout everywhere, warmup 8000."""
-    hparams = transformer_base_v1()
-    hparams.layer_preprocess_sequence = "n"
-    hparams.layer_postprocess_sequence = "da"
-    hparams.layer_prepostprocess_dropout = 0.1
-    hparams.attention_dropout = 0.1
-    hparams.relu_dropout = 0.1
-    hparams.learning_rate_warmup_steps = 8000
-    hparams.learning_rate = 0.2
-    return hparams
-
-
-@registry.register_hparams
-def transformer_base_v3():
-    """v2 with Adam beta2 0.997 and the factored learning-rate schedule (constant 2.0)."""
-    hparams = transformer_base_v2()
-    hparams.optimizer_adam_beta2 = 0.997
-    # Equivalent to v2's noam schedule, in the new notation.
-    hparams.learning_rate_schedule = "constant*linear_warmup*rsqrt_decay*rsqrt_hidden_size"
-    hparams.learning_rate_constant = 2.0
-    return hparams
-
-
-@registry.register_hparams
-def transformer_base():
-    """The current base Transformer (= transformer_base_v3)."""
-    return transformer_base_v3()
-
-
-@registry.register_hparams
-def transformer_big():
-    """d=1024, filter 4096, 16 heads; batch 2048 to fit a 12 GB GPU; dropout 0.3."""
-    hparams = transformer_base()
-    hparams.hidden_size = 1024
-    hparams.filter_size = 4096
-    hparams.batch_size = 2048
-    hparams.num_heads = 16
-    hparams.layer_prepostprocess_dropout = 0.3
-    return hparams
-
-
-@registry.register_hparams
-def transformer_small():
-    """2 layers, d=256, filter 1024, 4 heads."""
-    hparams = transformer_base()
-    hparams.num_hidden_layers = 2
-    hparams.hidden_size = 256
-    hparams.filter_size = 1024
-    hparams.num_heads = 4
-    return hparams
-
-
-@registry.register_hparams
-def transformer_tiny():
-    """2 layers, d=128, filter 512, 4 heads."""
-    hparams = transformer_base()
-    hparams.num_hidden_layers = 2
-    hparams.hidden_size = 128
-    hparams.filter_size = 512
-    hparams.num_heads = 4
-    return hparams
-
-
-@registry.register_hparams
-def transformer_test():
-    """For unit tests: 2 layers, d=16, filter 8, 2 heads."""
-    hparams = transformer_base()
-    hparams.num_hidden_layers = 2
-    hparams.hidden_size = 16
-    hparams.filter_size = 8
-    hparams.num_heads = 2
-    return hparams
-
-
-@registry.register_hparams
-def transformer_base_single_gpu():
-    """Base model for one GPU: batch 1024, constant 0.1, warmup 16000."""
-    hparams = transformer_base()
-    hparams.batch_size = 1024
-    hparams.learning_rate_schedule = "constant*linear_warmup*rsqrt_decay"
-    hparams.learning_rate_constant = 0.1
-    hparams.learning_rate_warmup_steps = 16000
-    return hparams
-
-
-@registry.register_hparams
-def transformer_big_single_gpu():
-    """Big model for one GPU: dropout 0.1, warmup 16000."""
-    hparams = transformer_big()
-    hparams.layer_prepostprocess_dropout = 0.1
-    hparams.learning_rate_warmup_steps = 16000
-    return hparams
-
-
-def update_hparams_for_tpu(hparams):
-    """TPU settings: Adafactor with rsqrt decay, one embedding shard, fixed length 64."""
-    # Adafactor needs less memory than Adam.
-    hparams.optimizer = "Adafactor"
-    hparams.learning_rate_schedule = "rsqrt_decay"
-    hparams.learning_rate_warmup_steps = 10000
-    # Avoid an expensive concat on TPU.
-    hparams.symbol_modality_num_shards = 1
-    # TPUs need fixed shapes: longer sequences are dropped, shorter ones padded.
-    hparams.max_length = 64
-    # TPUs have less memory than GPUs.
-    if hparams.batch_size > 2048:
-        hparams.batch_size = 2048
-    # Broadcast dropout noise to save memory.
-    hparams.attention_dropout_broadcast_dims = "0,1"  # batch, heads
-    hparams.relu_dropout_broadcast_dims = "1"  # length
-    hparams.layer_prepostprocess_dropout_broadcast_dims = "1"  # length
-    return hparams
-
-
-@registry.register_hparams
-def transformer_tpu():
-    """transformer_base with `update_hparams_for_tpu`."""
-    return update_hparams_for_tpu(transformer_base())
-
-
-@registry.register_hparams
-def transformer_big_tpu():
-    """transformer_big with `update_hparams_for_tpu`."""
-    return update_hparams_for_tpu(transformer_big())
-
-
-@registry.register_hparams
-def transformer_tiny_tpu():
-    """transformer_tiny with `update_hparams_for_tpu`."""
-    return update_hparams_for_tpu(transformer_tiny())
-
-
-# ---------------------------------------------------------------------------- search ranges
-# For t2t-trainer --hparams_range=NAME (T2T's ranges; the search runs on Optuna).
-@registry.register_ranged_hparams
-def transformer_base_range(rhp):
-    """Learning rate, warmup, initializer gain, Adam betas and weight decay around base."""
-    rhp.set_float("learning_rate", 0.3, 3.0, scale=rhp.LOG_SCALE)
-    rhp.set_discrete("learning_rate_warmup_steps", [1000, 2000, 4000, 8000, 16000])
-    rhp.set_float("initializer_gain", 0.5, 2.0)
-    rhp.set_float("optimizer_adam_beta1", 0.85, 0.95)
-    rhp.set_float("optimizer_adam_beta2", 0.97, 0.99)
-    rhp.set_float("weight_decay", 0.0, 1e-4)
-
-
-@registry.register_ranged_hparams
-def transformer_tiny_tpu_range(rhp):
-    """Learning rate and weight decay (T2T's range for transformer_tiny_tpu)."""
-    rhp.set_float("learning_rate", 0.3, 3.0, scale=rhp.LOG_SCALE)
-    rhp.set_float("weight_decay", 0.0, 2.0)
-
-
-@registry.register_ranged_hparams
-def transformer_tpu_range(rhp):
-    """transformer_base_range with weight decay up to 2.0 (T2T's range for the TPU sets)."""
-    transformer_base_range(rhp)
-    rhp.set_float("weight_decay", 0.0, 2.0)

@@ -36,6 +36,7 @@ from t2t.layers import modalities
 from t2t.layers import shape_utils
 from t2t.model import t2t_model
 from t2t.models import transformer
+from t2t.models import transformer_hparams
 from t2t.optim import optimize as optimize_lib
 
 _v1 = tf.compat.v1
@@ -165,7 +166,7 @@ def _add_mlm_hparams(hparams):
 @registry.register_hparams
 def transformer_encoder_mlm_base():
     """BERT-base sizes: 12 layers, d=768, filter 3072, 12 heads; pre-norm, dropout 0.1."""
-    hparams = _add_mlm_hparams(transformer.transformer_base())
+    hparams = _add_mlm_hparams(transformer_hparams.transformer_base())
     hparams.hidden_size = 768
     hparams.filter_size = 3072
     hparams.num_heads = 12

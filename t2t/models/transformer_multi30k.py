@@ -31,13 +31,13 @@ rate constant, warmup, dropouts, label smoothing):
       --autotune_objective=metrics-translate_ende_multi30k/neg_log_perplexity --autotune_maximize
 """
 from t2t.core import registry
-from t2t.models import transformer
+from t2t.models import transformer_hparams
 
 
 @registry.register_hparams
 def transformer_multi30k():
     """3+3 layers, d=256, filter 1024, 4 heads, dropout 0.2, warmup 600: Multi30k on CPU."""
-    hparams = transformer.transformer_base()
+    hparams = transformer_hparams.transformer_base()
     hparams.num_hidden_layers = 3
     hparams.hidden_size = 256
     hparams.filter_size = 1024

@@ -40,6 +40,7 @@ from t2t.layers import shape_utils
 from t2t.model import model_specs
 from t2t.model import t2t_model
 from t2t.models import transformer
+from t2t.models import transformer_hparams
 
 _v1 = tf.compat.v1
 _PREDICT = ModeKeys.PREDICT
@@ -210,13 +211,13 @@ def _span_hparams(hparams, buckets):
 @registry.register_hparams
 def transformer_span_base():
     """transformer_base's encoder (6 layers, d=512), 32 windows per batch."""
-    return _span_hparams(transformer.transformer_base(), 16384)
+    return _span_hparams(transformer_hparams.transformer_base(), 16384)
 
 
 @registry.register_hparams
 def transformer_span_tiny():
     """2 layers, d=128, 4 heads; warm-up 200 steps."""
-    hparams = _span_hparams(transformer.transformer_tiny(), 4096)
+    hparams = _span_hparams(transformer_hparams.transformer_tiny(), 4096)
     hparams.learning_rate_warmup_steps = 200
     return hparams
 
@@ -224,7 +225,7 @@ def transformer_span_tiny():
 @registry.register_hparams
 def transformer_span_test():
     """For unit tests: 2 layers, d=32, 2 heads, no dropout."""
-    hparams = _span_hparams(transformer.transformer_tiny(), 512)
+    hparams = _span_hparams(transformer_hparams.transformer_tiny(), 512)
     hparams.hidden_size = 32
     hparams.filter_size = 64
     hparams.num_heads = 2
