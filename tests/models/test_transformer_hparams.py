@@ -31,7 +31,7 @@ def test_every_set_is_registered_and_exported_under_t2ts_module_path():
     assert transformer.update_hparams_for_tpu is transformer_hparams.update_hparams_for_tpu
 
 
-def test_sets_set_only_hparams_the_model_reads():
+def test_sets_set_no_hparam_that_transformer_base_lacks():
     # A misspelt name would be added silently and ignored; T2T's one dead name is allowed.
     known = set(registry.hparams("transformer_base").values()) | {"shared_source_target_embedding"}
     for name in SETS:
