@@ -30,6 +30,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
     "models": (
         "t2t.layers.common_hparams",
         "t2t.models.basic",
+        "t2t.models.evolved_transformer",
         "t2t.models.lstm",
         "t2t.models.transformer",
         "t2t.models.transformer_encoder_mlm",

@@ -439,6 +439,7 @@ class Transformer(t2t_model.T2TModel):
         self._decoder_function = transformer_decoder
         self._prepare_encoder_fn = transformer_prepare_encoder
         self._prepare_decoder_fn = transformer_prepare_decoder
+        self._init_cache_fn = _init_transformer_cache  # the cache self._decoder_function reads
 
     def encode(self, inputs, target_space, hparams, features=None, losses=None):
         """Encode embedded inputs [B, L, 1, d]; see `transformer_encode`."""

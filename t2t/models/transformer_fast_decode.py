@@ -379,7 +379,8 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
     """`Transformer._fast_decode`: cached decoding of `model` (a built or fresh Transformer).
 
     Args:
-      model: a Transformer (PREDICT mode) with problem hparams.
+      model: a Transformer (PREDICT mode) with problem hparams; its `_init_cache_fn` (as
+        in T2T) builds the cache its decoder reads.
       features: {"inputs": int [B, L(, 1, 1)]}; decoder-only models take the prompt in
         "inputs" (or "targets"). An int "decode_length" feature overrides decode_length.
       decode_length: ids to decode beyond the input (or prompt) length.
@@ -488,7 +489,8 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
                                                                    use_tpu=use_tpu)
         result = decode_fn(
             encoder_output, encoder_decoder_attention_bias, symbols_to_logits_fn, hparams,
-            total_length, vocab_size, beam_size=beam_size, top_beams=top_beams, alpha=alpha,
+            total_length, vocab_size, init_cache_fn=model._init_cache_fn,
+            beam_size=beam_size, top_beams=top_beams, alpha=alpha,
             batch_size=batch_size,
             force_decode_length=bool(hparams.get("force_decode_length", False)),
             prefix_length=0 if partial_targets is None else partial_length)
