@@ -32,6 +32,7 @@ from absl import logging
 
 from t2t.core.hparam import HParams
 from t2t.core.modes import ModeKeys
+from t2t.encoders import text_encoder
 from t2t.evaluation import metrics
 from t2t.layers import common_layers
 from t2t.layers import losses as losses_lib
@@ -99,6 +100,52 @@ def flatten_zip_dataset(*args):
     return flattened
 
 
+class MultiProblemEncoder:
+    """The primary task's encoder, reading the ids past its vocabulary too: a task id
+    decodes to nothing (it marks where a task's inputs end) and a class label id to the
+    label's number. Everything else is the wrapped encoder's.
+
+        encoder = MultiProblemEncoder(ByteTextEncoder(), num_tasks=2)   # ids 258, 259: tasks
+        encoder.decode([100, 258, 101])     # "bc"
+        encoder.decode([100, 259, 261])     # "b1": label 1 of a classification task
+    """
+
+    def __init__(self, encoder, num_tasks):
+        self._encoder = encoder
+        self._num_tasks = num_tasks
+
+    def __getattr__(self, name):
+        return getattr(self._encoder, name)
+
+    def _text_ids(self, ids):
+        size = self._encoder.vocab_size
+        pieces, run = [], []
+        for id_ in ids:
+            id_ = int(id_)
+            if id_ < size:
+                run.append(id_)
+                continue
+            if run:
+                pieces.append(run)
+                run = []
+            if id_ >= size + self._num_tasks:
+                pieces.append(str(id_ - size - self._num_tasks))
+        return pieces + ([run] if run else [])
+
+    def decode(self, ids, strip_extraneous=False):
+        return "".join(piece if isinstance(piece, str)
+                       else self._encoder.decode(piece, strip_extraneous=strip_extraneous)
+                       for piece in self._text_ids(ids))
+
+    def decode_list(self, ids):
+        # Labels as the wrapped encoder's tokens are: bytes for the byte encoder.
+        as_token = ((lambda label: label.encode("ascii"))
+                    if isinstance(self._encoder, text_encoder.ByteTextEncoder) else str)
+        return [token for piece in self._text_ids(ids)
+                for token in ([as_token(piece)] if isinstance(piece, str)
+                              else self._encoder.decode_list(piece))]
+
+
 class MultiProblem(problem.Problem):
     """Several problems trained as one decoder-only problem; see the module docstring."""
 
@@ -124,7 +171,8 @@ class MultiProblem(problem.Problem):
 
     def feature_encoders(self, data_dir):
         """The primary task's targets encoder, for both features (decoding reads inputs)."""
-        encoder = self.task_list[0].feature_encoders(data_dir)["targets"]
+        encoder = MultiProblemEncoder(self.task_list[0].feature_encoders(data_dir)["targets"],
+                                      len(self.task_list))
         return {"inputs": encoder, "targets": encoder}
 
     def normalize_example(self, task, example, encoder, hparams, is_infer):
@@ -149,8 +197,10 @@ class MultiProblem(problem.Problem):
         values = dict(primary.values())
         values["vocab_size"] = dict(primary.vocab_size)
         values["modality"] = dict(primary.modality)
+        encoder = primary.vocabulary["targets"]
+        values["vocabulary"] = {"targets": MultiProblemEncoder(encoder, len(self.task_list))}
         hp = HParams(**values)
-        vocab_size = hp.vocabulary["targets"].vocab_size
+        vocab_size = encoder.vocab_size
         new_vocab_size = vocab_size + len(self.task_list) + self.get_max_num_classes()
         wanted = model_hparams.get("multiproblem_vocab_size", -1) if model_hparams else -1
         new_vocab_size = max(new_vocab_size, wanted)

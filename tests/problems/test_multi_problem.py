@@ -19,6 +19,7 @@ from t2t.problems import text2text
 
 TRAINER = os.path.join(os.path.dirname(sys.executable), "t2t-trainer")
 DATAGEN = os.path.join(os.path.dirname(sys.executable), "t2t-datagen")
+DECODER = os.path.join(os.path.dirname(sys.executable), "t2t-decoder")
 
 # Three character-level tasks: a language model, a reversal (inputs -> targets) and a
 # two-class task. Defined in a module of their own so the trainer run imports the same code.
@@ -181,6 +182,18 @@ def test_hparams_take_the_primary_tasks_with_room_for_task_ids(tasks):
         multi_problem.MultiProblem().get_hparams(model_hparams())
 
 
+def test_the_encoder_reads_task_ids_and_labels(tasks):
+    from t2t.encoders import text_encoder
+    encoder = multi_problem.MultiProblemEncoder(text_encoder.ByteTextEncoder(), num_tasks=2)
+    assert encoder.vocab_size == 258 and encoder.encode("bc") == [100, 101]
+    assert encoder.decode([100, 258, 101]) == "bc"
+    assert encoder.decode([100, 259, 261]) == "b1"
+    assert encoder.decode_list([100, 259, 260]) == [b"b", b"0"]
+    problem = registry.problem("char_lm_and_reverse")
+    hp = problem.get_hparams(model_hparams())
+    assert isinstance(hp.vocabulary["targets"], multi_problem.MultiProblemEncoder)
+
+
 # ----------------------------------------------------------------------------- mixing
 def task_counts(problem, data_dir, n, **values):
     dataset = problem.dataset(ModeKeys.TRAIN, data_dir=data_dir, hparams=model_hparams(**values))
@@ -273,7 +286,7 @@ def test_the_language_model_loss_is_the_plain_loss_summed_over_tasks(data_dir):
 
 
 # ----------------------------------------------------------------------------- end to end
-def test_the_trainer_trains_and_evaluates_a_multi_problem(usr_dir, tmp_path):
+def test_the_trainer_trains_evaluates_and_decodes_a_multi_problem(usr_dir, tmp_path):
     data, out = str(tmp_path / "data"), str(tmp_path / "train")
     common = ["--t2t_usr_dir=" + usr_dir, "--problem=char_lm_and_reverse"]
     subprocess.run([DATAGEN, "--data_dir=" + data, "--tmp_dir=" + data] + common, check=True,
@@ -286,3 +299,13 @@ def test_the_trainer_trains_and_evaluates_a_multi_problem(usr_dir, tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     assert tf.train.latest_checkpoint(out).endswith("model.ckpt-4")
     assert "char_reverse" in result.stderr + result.stdout  # metrics per task
+    # Decoding one task: each prompt ends with that task's id (259: the reversal).
+    (tmp_path / "prompts.txt").write_text("abc\nbca\n")
+    result = subprocess.run(
+        [DECODER, "--data_dir=" + data, "--output_dir=" + out,
+         "--decode_from_file=" + str(tmp_path / "prompts.txt"),
+         "--decode_to_file=" + str(tmp_path / "decodes.txt"),
+         "--decode_hparams=multiproblem_task_id=259,extra_length=4"] + common,
+        capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert len((tmp_path / "decodes.txt").read_text().splitlines()) == 2
