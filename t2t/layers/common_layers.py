@@ -22,7 +22,8 @@ import tensorflow as tf
 
 from t2t.layers.dropout import dropout, dropout_no_scaling, dropout_with_broadcast_dims
 from t2t.layers.losses import (pad_to_same_length, pad_with_zeros, padded_cross_entropy,
-    smoothing_cross_entropy, weights_all, weights_concatenated, weights_nonzero,
+    smoothing_cross_entropy, weights_all, weights_concatenated, weights_multi_problem,
+    weights_multi_problem_all, weights_multi_problem_input, weights_nonzero,
     weights_prepend_inputs_to_targets)
 from t2t.layers.shape_utils import (cast_like, expand_squeeze_to_nd, flatten4d3d, list_product,
     reshape_like, shape_list, to_float)

@@ -46,6 +46,7 @@ from t2t.model import model_summaries
 from t2t.model import slow_decoding
 from t2t.optim import learning_rate as learning_rate_lib
 from t2t.optim import optimize as optimize_lib
+from t2t.problems import multi_problem
 from t2t.problems import problem as problem_lib
 
 # Re-exported: the trainer attaches the problem to the model hparams with these (T2T kept
@@ -519,6 +520,17 @@ class T2TModel:
                         explicit, modality_weights.shape.ndims)
                 return tf.cast(explicit, modality_weights.dtype) * modality_weights
 
+        if hasattr(self._problem, "task_list"):  # a MultiProblem: each task's loss
+            if weights is not None:
+                raise ValueError("explicit weights (%s_mask) are not supported when training "
+                                 "a MultiProblem; drop the mask feature" % feature_name)
+            num, den, summaries = multi_problem.aggregate_task_losses(
+                self._hparams, self._problem_hparams, logits, feature_name, feature,
+                problem=self._problem)
+            if common_layers.should_generate_summaries():
+                for name, value in summaries:
+                    tf.compat.v1.summary.scalar(name, value)
+            return num, den
         num, den = loss(logits, feature, self._hparams, vocab_size, weights_fn=weights_fn)
         num *= self._problem_hparams.loss_multiplier
         return num, den
