@@ -81,6 +81,8 @@ def test_t2t_names_url_and_labels():
     assert [s["shards"] for s in p.dataset_splits] == [10, 1]
     chars = registry.problem("sentiment_imdb_characters")
     assert chars.vocab_type == "character" and chars.task_id == spaces.TaskID.EN_CHR_SENT
+    listed = registry.help_string()  # what --registry_help prints
+    assert "  * sentiment_imdb\n" in listed and "  * sentiment_imdb_characters\n" in listed
 
 
 def test_generates_reviews_and_labels(tiny, imdb_server, tmp_path):

@@ -125,6 +125,9 @@ def test_t2t_names_urls_and_vocab_files():
     assert lm.max_samples_for_vocab == 63000 and lm.is_generate_per_split
     assert not lm.has_inputs
     assert lm1b._replace_oov({"the", "cat"}, "the cat sat\n") == "the cat UNK"
+    listed = registry.help_string()  # what --registry_help prints
+    assert all("  * languagemodel_lm1b%s\n" % suffix in listed for suffix in (
+        "32k", "8k", "32k_packed", "8k_packed", "_characters", "_characters_packed"))
 
 
 def test_generates_every_sentence_with_unknown_words_as_unk(local_lm1b, tmp_path):

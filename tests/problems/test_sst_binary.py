@@ -86,6 +86,7 @@ def test_t2t_names_url_and_module_level_names():
     assert sst_binary.text_problems.Text2ClassProblem is text2text.Text2ClassProblem
     chars = registry.problem("sentiment_sst_binary_characters")
     assert chars.vocab_type == "character" and chars.task_id == spaces.TaskID.EN_CHR_SENT
+    assert "  * sentiment_sst_binary_characters\n" in registry.help_string()
 
 
 def test_generates_sentences_and_labels(tiny, sst_server, tmp_path):

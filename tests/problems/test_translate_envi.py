@@ -103,6 +103,7 @@ def test_t2t_urls_members_names_and_module_level_names():
     assert translate_envi.problem is problem and translate_envi.translate is translate
     assert translate_envi.text_encoder is text_encoder and translate_envi.registry is registry
     assert registry.problem("translate_envi_iwslt32k_rev").was_reversed
+    assert "  * translate_envi_iwslt32k\n" in registry.help_string()  # --registry_help
 
 
 def test_generates_every_pair_with_a_tiny_vocab(local_iwslt, tmp_path):
