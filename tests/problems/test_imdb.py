@@ -9,7 +9,7 @@ import pytest
 
 import corpus_testing
 
-from t2t.core import registry
+from t2t.core import download, registry
 from t2t.encoders import text_encoder
 from t2t.layers.modality_type import ModalityType
 from t2t.problems import imdb, spaces
@@ -136,3 +136,10 @@ def test_an_extracted_folder_or_archive_in_tmp_dir_is_not_downloaded(tiny, imdb_
                                          spaces.DatasetSplit.EVAL))
     assert samples == [{"inputs": "Fine.", "label": 1}, {"inputs": "Awful.", "label": 0}]
     assert imdb_server.requests == []
+
+
+def test_an_archive_without_the_reviews_folder_is_a_one_line_error(tiny, tmp_path):
+    corpus_testing.write_tgz(tmp_path / "aclImdb_v1.tar.gz", {"other/README": "x\n"})
+    with pytest.raises(download.DownloadError,
+                       match="aclImdb_v1.tar.gz holds no aclImdb; delete the archive"):
+        next(tiny.generate_samples(None, str(tmp_path), spaces.DatasetSplit.TRAIN))
