@@ -5,6 +5,7 @@
         ...
         server.requests                     # ["/data/corpus.tgz"]: the raw paths asked for
     read_examples(paths)                    # [{"inputs": [5, 1], "targets": [0]}, ...]
+    register_user_subclass(imdb.SentimentIMDB, "sentiment_imdb_tiny")  # vocab 2**8, 2 shards
 """
 import contextlib
 import functools
@@ -18,7 +19,9 @@ import tensorflow as tf
 
 import http_testing
 
+from t2t.core import registry
 from t2t.data import generator_utils
+from t2t.problems import spaces
 
 
 class _RecordingFileHandler(http_testing.QuietFileHandler):
@@ -88,3 +91,21 @@ def read_examples(paths):
             examples.append({key: list(value.int64_list.value)
                              for key, value in features.items()})
     return examples
+
+
+def register_user_subclass(base, name, approx_vocab_size=2**8, train_shards=2):
+    """Register `name`: a subclass of `base` as user code writes one, overriding
+    `approx_vocab_size` and `dataset_splits` (`train_shards` training shards, one dev)."""
+
+    class UserSubclass(base):
+        @property
+        def approx_vocab_size(self):
+            return approx_vocab_size
+
+        @property
+        def dataset_splits(self):
+            return [{"split": spaces.DatasetSplit.TRAIN, "shards": train_shards},
+                    {"split": spaces.DatasetSplit.EVAL, "shards": 1}]
+
+    UserSubclass.__name__ = UserSubclass.__qualname__ = "User" + base.__name__
+    return registry.register_problem(name)(UserSubclass)

@@ -19,37 +19,20 @@ from t2t.core import download
 from t2t.core import registry
 from t2t.data import generator_utils  # noqa: F401  (T2T's module-level name)
 from t2t.problems import problem  # noqa: F401  (T2T's module-level name)
+from t2t.problems import sentiment
 from t2t.problems import spaces
-from t2t.problems import text2text
 from t2t.problems import text2text as text_problems  # noqa: F401  (T2T's name for it)
 
 
 @registry.register_problem
-class SentimentIMDB(text2text.Text2ClassProblem):
+class SentimentIMDB(sentiment.BinarySentimentProblem):
     """IMDB sentiment classification: review -> neg (0) / pos (1)."""
     # T2T's; a subclass or instance may point it elsewhere (tests: a local server).
     URL = "http://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz"
 
     @property
-    def is_generate_per_split(self):
-        return True
-
-    @property
-    def dataset_splits(self):
-        return [{"split": spaces.DatasetSplit.TRAIN, "shards": 10},
-                {"split": spaces.DatasetSplit.EVAL, "shards": 1}]
-
-    @property
     def approx_vocab_size(self):
         return 2**13  # 8k vocab suffices for this small dataset.
-
-    @property
-    def num_classes(self):
-        return 2
-
-    def class_labels(self, data_dir):
-        del data_dir
-        return ["neg", "pos"]
 
     def doc_generator(self, imdb_dir, dataset, include_label=False):
         """The reviews of `dataset` ("train" or "test"): pos first, then neg.
@@ -76,12 +59,5 @@ class SentimentIMDB(text2text.Text2ClassProblem):
 
 
 @registry.register_problem
-class SentimentIMDBCharacters(SentimentIMDB):
+class SentimentIMDBCharacters(sentiment.CharacterSentimentMixin, SentimentIMDB):
     """IMDB sentiment classification, character level."""
-
-    @property
-    def vocab_type(self):
-        return text2text.VocabType.CHARACTER
-
-    def global_task_id(self):
-        return spaces.TaskID.EN_CHR_SENT

@@ -20,8 +20,8 @@ from t2t.data import generator_utils  # noqa: F401  (T2T's module-level name)
 from t2t.encoders import escaping
 from t2t.encoders import text_encoder
 from t2t.problems import problem  # noqa: F401  (T2T's module-level name)
+from t2t.problems import sentiment
 from t2t.problems import spaces
-from t2t.problems import text2text
 from t2t.problems import text2text as text_problems  # noqa: F401  (T2T's name for it)
 
 # T2T's module-level name: the EOS token's string.
@@ -29,7 +29,7 @@ EOS = text_encoder.EOS
 
 
 @registry.register_problem
-class SentimentSSTBinary(text2text.Text2ClassProblem):
+class SentimentSSTBinary(sentiment.BinarySentimentProblem):
     """Stanford Sentiment Treebank binary classification: sentence -> neg (0) / pos (1)."""
 
     # Link to data from GLUE: https://gluebenchmark.com/tasks (T2T's; a subclass or
@@ -40,26 +40,8 @@ class SentimentSSTBinary(text2text.Text2ClassProblem):
                  "44a2-b9b4-cf6337f84ac8")
 
     @property
-    def is_generate_per_split(self):
-        return True
-
-    @property
-    def dataset_splits(self):
-        return [{"split": spaces.DatasetSplit.TRAIN, "shards": 10},
-                {"split": spaces.DatasetSplit.EVAL, "shards": 1}]
-
-    @property
     def approx_vocab_size(self):
         return 2**14
-
-    @property
-    def num_classes(self):
-        return 2
-
-    def class_labels(self, data_dir):
-        del data_dir
-        # Note this binary classification is different from usual MNLI.
-        return ["neg", "pos"]
 
     def _maybe_download_corpora(self, tmp_dir):
         """The path of the extracted `SST-2` folder (downloaded and extracted if missing)."""
@@ -89,12 +71,5 @@ class SentimentSSTBinary(text2text.Text2ClassProblem):
 
 
 @registry.register_problem
-class SentimentSSTBinaryCharacters(SentimentSSTBinary):
+class SentimentSSTBinaryCharacters(sentiment.CharacterSentimentMixin, SentimentSSTBinary):
     """Binary Stanford Sentiment Treebank, character level."""
-
-    @property
-    def vocab_type(self):
-        return text2text.VocabType.CHARACTER
-
-    def global_task_id(self):
-        return spaces.TaskID.EN_CHR_SENT

@@ -49,18 +49,7 @@ def imdb_server(tmp_path_factory):
         yield server
 
 
-@registry.register_problem
-class SentimentImdbTiny(imdb.SentimentIMDB):
-    """As user code subclasses it: a small vocabulary and fewer shards."""
-
-    @property
-    def approx_vocab_size(self):
-        return 2**8
-
-    @property
-    def dataset_splits(self):
-        return [{"split": spaces.DatasetSplit.TRAIN, "shards": 2},
-                {"split": spaces.DatasetSplit.EVAL, "shards": 1}]
+corpus_testing.register_user_subclass(imdb.SentimentIMDB, "sentiment_imdb_tiny")
 
 
 @pytest.fixture

@@ -66,18 +66,8 @@ def _unk(line):
     return " ".join(w if w in WORDS else "UNK" for w in line.split())
 
 
-@registry.register_problem
-class Lm1bTiny(lm1b.LanguagemodelLm1b32k):
-    """As user code subclasses it: a small vocabulary, two training shards."""
-
-    @property
-    def approx_vocab_size(self):
-        return 2**7
-
-    @property
-    def dataset_splits(self):
-        return [{"split": spaces.DatasetSplit.TRAIN, "shards": 2},
-                {"split": spaces.DatasetSplit.EVAL, "shards": 1}]
+Lm1bTiny = corpus_testing.register_user_subclass(lm1b.LanguagemodelLm1b32k, "lm1b_tiny",
+                                                 approx_vocab_size=2**7)
 
 
 @registry.register_problem

@@ -52,18 +52,7 @@ def sst_server(tmp_path_factory):
         yield server
 
 
-@registry.register_problem
-class SentimentSstTiny(sst_binary.SentimentSSTBinary):
-    """As user code subclasses it: a small vocabulary and fewer shards."""
-
-    @property
-    def approx_vocab_size(self):
-        return 2**8
-
-    @property
-    def dataset_splits(self):
-        return [{"split": problem.DatasetSplit.TRAIN, "shards": 2},
-                {"split": problem.DatasetSplit.EVAL, "shards": 1}]
+corpus_testing.register_user_subclass(sst_binary.SentimentSSTBinary, "sentiment_sst_tiny")
 
 
 @pytest.fixture
