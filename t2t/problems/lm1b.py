@@ -14,12 +14,12 @@ Words outside the word list become "UNK" (for comparison with published results)
 sentence is one example `{"targets": ids + [EOS]}`. Files already in --tmp_dir (the archive,
 its extracted folder or the word list) are used as they are.
 
-| problem                                | vocabulary                                   |
-|----------------------------------------|----------------------------------------------|
+| problem                                | vocabulary                                    |
+|----------------------------------------|-----------------------------------------------|
 | languagemodel_lm1b32k                  | subwords, ~2**15, built from 63,000 sentences |
-| languagemodel_lm1b8k                   | subwords, ~2**13                             |
-| languagemodel_lm1b32k_packed, _8k_packed | that of lm1b32k / lm1b8k; 256-long packs   |
-| languagemodel_lm1b_characters(_packed) | bytes; the packed one in 1024-long packs     |
+| languagemodel_lm1b8k                   | subwords, ~2**13                              |
+| languagemodel_lm1b{32k,8k}_packed      | that of lm1b32k / lm1b8k; 256-long packs      |
+| languagemodel_lm1b_characters(_packed) | bytes; the packed one in 1024-long packs      |
 
 Other problems share the vocabulary the usual way:
 
