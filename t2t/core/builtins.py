@@ -20,9 +20,13 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
     "problems": (
         "t2t.problems.algorithmic",
         "t2t.problems.algorithmic_math",
+        "t2t.problems.imdb",
+        "t2t.problems.lm1b",
         "t2t.problems.masked_lm",
+        "t2t.problems.sst_binary",
         "t2t.problems.text_problems_tmpdir",
         "t2t.problems.translate_ende",
+        "t2t.problems.translate_envi",
         "t2t.problems.translate_multi30k",
         "t2t.problems.tydiqa",
         "t2t.problems.wiki_lm",

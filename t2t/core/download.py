@@ -508,3 +508,24 @@ def maybe_extract(archive_path, target_dir):
     logging.info("Extracted %d members of %s into %s in %.1f s", len(names),
                  os.path.basename(archive_path), target_dir, time.monotonic() - start)
     return target_dir
+
+
+def maybe_download_and_extract(directory, filename, uri, extracted_path):
+    """`extracted_path` (a file or folder the archive holds) once the archive is extracted.
+
+    The archive `directory/filename` is downloaded unless present and extracted once
+    (`maybe_extract`). A copy extracted by hand, `extracted_path` present without the
+    archive beside it, is used as it is and nothing is downloaded:
+
+        maybe_download_and_extract("/tmp/t2t", "aclImdb_v1.tar.gz", url, "/tmp/t2t/aclImdb")
+        # -> "/tmp/t2t/aclImdb"
+    """
+    if os.path.exists(extracted_path) and not os.path.exists(os.path.join(directory, filename)):
+        logging.info("Not downloading %s, found %s", filename, extracted_path)
+        return extracted_path
+    maybe_extract(maybe_download(directory, filename, uri), directory)
+    if not os.path.exists(extracted_path):
+        raise DownloadError("%s holds no %s; delete the archive to download it again"
+                            % (os.path.join(directory, filename),
+                               os.path.relpath(extracted_path, directory)))
+    return extracted_path
