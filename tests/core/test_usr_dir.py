@@ -216,3 +216,22 @@ def test_duplicate_registration_names_the_first_registrant(tmp_path, cleanup):
     assert fn in str(info.value)
     assert usr_dir.private_module_name(first) + ".h" in str(info.value)
     assert first_name in str(info.value)
+
+
+def test_t2t_code_imports_tensor2tensor_and_a_missing_name_names_the_closest(tmp_path,
+                                                                            cleanup):
+    fn = "usr_hparams_%d" % next(_COUNTER)
+    folder, name = make_usr_dir(tmp_path, {
+        "__init__.py": "from . import my_hparams\n",
+        "my_hparams.py": _HPARAMS_MODULE.format(fn=fn).replace(
+            "from t2t.utils import registry", "from tensor2tensor.utils import registry")})
+    usr_dir.import_usr_dir(folder)
+    assert registry.hparams(fn).hidden_size == 7  # tensor2tensor's registry is t2t's
+    misspelt, _ = make_usr_dir(tmp_path, {
+        "__init__.py": "from tensor2tensor.layers.common_layers import dense_relu_densee\n"})
+    with pytest.raises(errors.UserCodeError, match="with ImportError") as info:
+        usr_dir.import_usr_dir(misspelt)
+    assert info.value.details.splitlines()[-1].startswith(
+        "ImportError: cannot import name 'dense_relu_densee': t2t has no "
+        "common_layers.dense_relu_densee (module t2t.layers.common_layers); closest: "
+        "common_layers.dense_relu_dense")
