@@ -11,6 +11,8 @@ import sys
 import pytest
 
 from t2t.core import errors, registry, usr_dir
+# Imported by a test's user code: loaded here so `cleanup` never forgets a t2t module.
+from t2t.layers import common_layers  # noqa: F401  pylint: disable=unused-import
 
 _COUNTER = itertools.count()
 
