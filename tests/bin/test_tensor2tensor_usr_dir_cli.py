@@ -15,28 +15,20 @@ USR_PROBLEM = '''
 from tensor2tensor.data_generators import problem, text_problems
 from tensor2tensor.utils import registry
 
+WORDS = ["alpha", "beta", "gamma"]
+
 
 @registry.register_problem
 class UsrT2tEcho(text_problems.Text2TextProblem):
-    """inputs: "alpha 3", targets: "ALPHA 3"."""
-
-    @property
-    def is_generate_per_split(self):
-        return False
-
-    @property
-    def vocab_type(self):
-        return text_problems.VocabType.CHARACTER
-
-    @property
-    def dataset_splits(self):
-        return [{"split": problem.DatasetSplit.TRAIN, "shards": 1},
-                {"split": problem.DatasetSplit.EVAL, "shards": 1}]
+    """inputs: "alpha 3", targets: "ALPHA 3"; characters, one shard per split."""
+    is_generate_per_split = False
+    vocab_type = text_problems.VocabType.CHARACTER
+    dataset_splits = [dict(split=problem.DatasetSplit.TRAIN, shards=1),
+                      dict(split=problem.DatasetSplit.EVAL, shards=1)]
 
     def generate_samples(self, data_dir, tmp_dir, dataset_split):
-        for i in range(20):
-            text = "%s %d" % (["alpha", "beta", "gamma"][i % 3], i)
-            yield {"inputs": text, "targets": text.upper()}
+        texts = ["%s %d" % (WORDS[i % 3], i) for i in range(20)]
+        return ({"inputs": text, "targets": text.upper()} for text in texts)
 '''
 USR_HPARAMS = '''
 from tensor2tensor.layers import common_layers
@@ -46,14 +38,9 @@ from tensor2tensor.utils import registry
 
 @registry.register_hparams
 def usr_t2t_tiny():
-    hparams = transformer.transformer_tiny()
-    hparams.hidden_size = 16
-    hparams.filter_size = 32
-    hparams.num_hidden_layers = 1
-    hparams.num_heads = 2
-    hparams.batch_size = 64
     assert callable(common_layers.dense_relu_dense)
-    return hparams
+    return transformer.transformer_tiny().override_from_dict(dict(
+        hidden_size=16, filter_size=32, num_hidden_layers=1, num_heads=2, batch_size=64))
 '''
 
 
