@@ -121,6 +121,25 @@ def closest_attributes(module, name):
     return registry.closest_names(name, names, n=3)
 
 
+def _missing_attribute_text(module, name, owner):
+    short = module.__name__.rpartition(".")[2]
+    return "%s has no %s.%s (module %s)%s" % (
+        owner, short, name, module.__name__,
+        _closest_text(closest_attributes(module, name), short))
+
+
+class MissingAttributeError(AttributeError):
+    """`module.name` that is not there; the closest names are looked up only when the
+    message is read (`hasattr` on a served module stays cheap)."""
+
+    def __init__(self, module, name, owner):
+        super().__init__(name)
+        self.name, self.obj, self._owner = name, module, owner
+
+    def __str__(self):
+        return _missing_attribute_text(self.obj, self.name, self._owner)
+
+
 def name_errors_name_the_closest(module, owner="t2t"):
     """Give `module` a `__getattr__` whose errors name the closest names (keeping any
     `__getattr__` it has). `from module import missing` raises ImportError, as Python
@@ -140,16 +159,12 @@ def name_errors_name_the_closest(module, owner="t2t"):
         submodule = sys.modules.get(module.__name__ + "." + name)
         if submodule is not None:  # a circular import's submodule, as Python's fallback
             return submodule
-        short = module.__name__.rpartition(".")[2]
-        message = "%s has no %s.%s (module %s)%s" % (
-            owner, short, name, module.__name__,
-            _closest_text(closest_attributes(module, name), short))
         caller = sys._getframe(1)  # pylint: disable=protected-access
         if caller.f_code.co_code[caller.f_lasti] == _IMPORT_FROM:
             # `from m import name`: Python would replace an AttributeError's message.
-            raise ImportError("cannot import name %r: %s" % (name, message),
-                              name=module.__name__)
-        raise AttributeError(message)
+            raise ImportError("cannot import name %r: %s" % (
+                name, _missing_attribute_text(module, name, owner)), name=module.__name__)
+        raise MissingAttributeError(module, name, owner)
 
     __getattr__.names_the_closest = True
     module.__getattr__ = __getattr__
