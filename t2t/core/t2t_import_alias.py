@@ -15,10 +15,10 @@ Installed when a `--t2t_usr_dir` is imported (the programs, `t2t.load`), or by c
     from t2t.core import t2t_import_alias
     t2t_import_alias.install()
     from tensor2tensor.utils import registry   # t2t.core.registry itself
-    from tensor2tensor.layers.common_layers import conv_hidden_reluu
-    # ImportError: cannot import name 'conv_hidden_reluu': t2t has no
-    #   common_layers.conv_hidden_reluu (module t2t.layers.common_layers); closest:
-    #   common_layers.conv_hidden_relu, ...
+    from tensor2tensor.layers.common_layers import dense_relu_densee
+    # ImportError: cannot import name 'dense_relu_densee': t2t has no
+    #   common_layers.dense_relu_densee (module t2t.layers.common_layers); closest:
+    #   common_layers.dense_relu_dense, ...
 
 The served modules are t2t's own objects (see `t2t.core.module_alias`).
 """
