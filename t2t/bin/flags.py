@@ -92,7 +92,8 @@ _TRAINER_FLAGS = (
     ("bool", "dbgprofile", False, "Record a chrome://tracing timeline every 10 steps."),
     # Devices and clusters.
     ("integer", "worker_gpu", 1, "How many GPUs to replicate the model on "
-     "(MirroredStrategy; the batch per step grows with it)."),
+     "(MirroredStrategy; the batch per step grows with it). 0 is a CPU run, as 1 is "
+     "without GPUs."),
     ("string", "gpu_order", "", "Order of the GPUs, e.g. \"1 3 2 4\"."),
     ("float", "worker_gpu_memory_fraction", 0.95, "Fraction of GPU memory to allocate."),
     ("integer", "worker_replicas", 1, "Asynchronous training tasks (the learning rate is "

@@ -150,6 +150,23 @@ def run_config_flag_kwargs():
         log_step_count_steps=FLAGS.log_step_count_steps)
 
 
+def create_run_config(hp, output_dir=None):
+    """T2T's `t2t_trainer.create_run_config`: the RunConfig the flags describe, for the model
+    hparams `hp` (their `daisy_chain_variables` holds only in float32, as in T2T).
+
+        create_run_config(hparams)                     # model_dir: --output_dir
+        create_run_config(hparams, "/tmp/other_dir")
+    """
+    from t2t.training import run_config as run_config_lib
+    daisy_chain_variables = (getattr(hp, "daisy_chain_variables", True) and
+                             getattr(hp, "activation_dtype", "float32") == "float32" and
+                             getattr(hp, "weight_dtype", "float32") == "float32")
+    model_dir = os.path.abspath(os.path.expanduser(output_dir or _require("output_dir")))
+    return run_config_lib.create_run_config(model_name=FLAGS.model, model_dir=model_dir,
+                                            daisy_chain_variables=daisy_chain_variables,
+                                            **run_config_flag_kwargs())
+
+
 def experiment_flag_kwargs():
     """The ExperimentSpec fields set by flags, besides model, problem, data and steps."""
     return dict(

@@ -1,26 +1,49 @@
 """Import a user's directory of registrations (`--t2t_usr_dir`).
 
-    import_usr_dir("~/my_t2t")   # imports ~/my_t2t as the package "my_t2t"
+    import_usr_dir("~/my_t2t")   # imports ~/my_t2t as a package; returns it
 
 The folder is imported as a package, so its `__init__.py` must import the modules
-that hold its `@registry.register_*` decorators (as in T2T). An exception raised
-by the user's own code is not caught: it surfaces with its real traceback, which
-is what T2T users needed when they saw "never registered" instead.
+that hold its `@registry.register_*` decorators (as in T2T). Its own name is a private,
+unique one (`_t2t_usr_dir_my_t2t_<hash of the path>`), so a folder may be called anything,
+`t2t` included, and relative imports (`from . import my_problem`) work; its folder name is
+an alias of that package too (`from my_t2t import my_problem`, as T2T's `sys.path`
+insertion allowed), unless a module of that name is already imported (`t2t`). Importing
+the same folder again returns the same module. Code in it that imports `tensor2tensor.*`
+is served by t2t (`t2t.core.t2t_import_alias`).
+
+An exception raised by the user's own code is not caught: it surfaces with its real
+traceback, which is what T2T users needed when they saw "never registered" instead.
 """
+import hashlib
 import importlib
+import importlib.util
 import os
 import sys
 import traceback
 
+from t2t.core import module_alias
 from t2t.core import registry
+from t2t.core import t2t_import_alias
 from t2t.core.errors import UserCodeError, UserError
 
 _T2T_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _IMPORTLIB_ROOT = os.path.dirname(os.path.abspath(importlib.__file__)) + os.sep
 
+# folder name -> the private package name it aliases (the first folder of that name).
+_FOLDER_ALIASES = {}
+
 
 class UsrDirError(UserError):
     """The usr dir itself is unusable (missing, not a folder); not the user's code failing."""
+
+
+def private_module_name(dir_path):
+    """The package name a usr dir is imported under: unique per folder, stable per path.
+
+        private_module_name("/home/me/t2t")   # "_t2t_usr_dir_t2t_<10 hex digits>"
+    """
+    digest = hashlib.sha1(dir_path.encode("utf-8")).hexdigest()[:10]
+    return "_t2t_usr_dir_%s_%s" % (os.path.basename(dir_path), digest)
 
 
 def import_usr_dir(usr_dir):
@@ -31,24 +54,57 @@ def import_usr_dir(usr_dir):
     if not os.path.isdir(dir_path):
         raise UsrDirError("--t2t_usr_dir %r is not a folder; give the folder that holds your "
                           "__init__.py" % usr_dir)
-    containing_dir, module_name = os.path.split(dir_path)
-    if not module_name.isidentifier():
+    containing_dir, folder_name = os.path.split(dir_path)
+    if not folder_name.isidentifier():
         raise UsrDirError("--t2t_usr_dir %r: the folder name %r must be a valid Python package "
-                          "name (letters, digits, underscores)" % (usr_dir, module_name))
-    if not os.path.exists(os.path.join(dir_path, "__init__.py")):
+                          "name (letters, digits, underscores)" % (usr_dir, folder_name))
+    init_path = os.path.join(dir_path, "__init__.py")
+    if not os.path.exists(init_path):
         raise UsrDirError("--t2t_usr_dir %r has no __init__.py; add one that imports your "
                           "problem and model modules" % usr_dir)
-    if module_name in sys.modules:
-        existing = getattr(sys.modules[module_name], "__file__", None) or ""
-        if os.path.dirname(os.path.abspath(existing)) == dir_path:
-            return sys.modules[module_name]
-        raise UsrDirError("--t2t_usr_dir %r: a module named %r is already imported from %s; "
-                          "rename your folder" % (usr_dir, module_name, existing))
+    name = private_module_name(dir_path)
+    if name in sys.modules:
+        return sys.modules[name]
+    t2t_import_alias.install()
+    _alias_folder_name(folder_name, name)
+    # As T2T: the folder's siblings are importable while it is imported.
     sys.path.insert(0, containing_dir)
     try:
-        return import_user_module(module_name, "--t2t_usr_dir=%s" % usr_dir)
+        return _run_user_import(lambda: _load_package(name, dir_path, init_path), folder_name,
+                                "--t2t_usr_dir=%s" % usr_dir)
     finally:
         sys.path.remove(containing_dir)
+
+
+def _load_package(name, dir_path, init_path):
+    spec = importlib.util.spec_from_file_location(name, init_path,
+                                                  submodule_search_locations=[dir_path])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _resolve_folder_alias(fullname):
+    folder, dot, rest = fullname.partition(".")
+    if folder not in _FOLDER_ALIASES:
+        return None
+    return [_FOLDER_ALIASES[folder] + dot + rest]
+
+
+_FOLDER_FINDER = module_alias.AliasFinder(_resolve_folder_alias)
+
+
+def _alias_folder_name(folder_name, name):
+    """Let `import <folder_name>` give the package `name`, when nothing else has that name."""
+    if folder_name in _FOLDER_ALIASES or folder_name in sys.modules:
+        return
+    _FOLDER_ALIASES[folder_name] = name
+    _FOLDER_FINDER.install()
 
 
 def _is_ours(filename):
@@ -81,8 +137,13 @@ def import_user_module(name, flag):
     error, an import of its own that fails, any exception) is a UserCodeError: one line
     naming the module, with the user's frames of the traceback as its `details`.
     """
+    return _run_user_import(lambda: importlib.import_module(name), name, flag)
+
+
+def _run_user_import(load, name, flag):
+    """`load()`, its failures mapped as `import_user_module` describes (module `name`)."""
     try:
-        return importlib.import_module(name)
+        return load()
     except ModuleNotFoundError as error:
         if error.name and (name == error.name or name.startswith(error.name + ".")):
             raise UserError("%s: no module named %s (is it on PYTHONPATH, or installed?)"

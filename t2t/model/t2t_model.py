@@ -44,6 +44,8 @@ from t2t.model import model_predict
 from t2t.model import model_specs
 from t2t.model import model_summaries
 from t2t.model import slow_decoding
+from t2t.model.t2t_model_helpers import (  # noqa: F401  (T2T's names in t2t_model)
+    log_debug, log_info, log_warn, set_custom_getter_compose)
 from t2t.optim import learning_rate as learning_rate_lib
 from t2t.optim import optimize as optimize_lib
 from t2t.problems import multi_problem

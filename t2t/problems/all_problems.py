@@ -1,4 +1,5 @@
-"""T2T's `data_generators/all_problems.py`: importing it registers every built-in Problem.
+"""T2T's `data_generators/all_problems.py` (importing it registers every built-in Problem),
+and T2T's top-level `tensor2tensor/problems.py`: `problem(name)` and `available()`.
 
     from t2t.problems import all_problems
     all_problems.import_modules(all_problems.ALL_MODULES)
@@ -6,6 +7,7 @@
 The list itself lives in `t2t.core.builtins.BUILTIN_MODULES["problems"]`.
 """
 from t2t.core import builtins
+from t2t.core import registry
 
 ALL_MODULES = list(builtins.BUILTIN_MODULES["problems"])
 MODULES = ALL_MODULES
@@ -17,3 +19,16 @@ def import_modules(modules=None):
 
 
 import_modules()
+
+
+def problem(name):
+    """The registered problem `name` (T2T's `tensor2tensor.problems.problem`).
+
+        problem("algorithmic_reverse_binary40_test").name   # same name back
+    """
+    return registry.problem(name)
+
+
+def available():
+    """The registered problem names (T2T's `tensor2tensor.problems.available`)."""
+    return registry.list_base_problems()

@@ -176,8 +176,11 @@ class RunConfigSpec:
 
         spec = RunConfigSpec(model_dir="/tmp/run", save_checkpoints_steps=500, num_gpus=2)
         config = run_config_from_spec(spec)   # a tf.estimator.RunConfig (MirroredStrategy)
-        RunConfigSpec(num_gpus=0)
-        # UserError: --worker_gpu=0: give 1 or more
+        RunConfigSpec(num_gpus=-1)
+        # UserError: --worker_gpu=-1: give 0 (a CPU run) or more
+
+    `num_gpus=0` (`--worker_gpu=0`) is a CPU run, as in T2T: the same as 1 on a machine
+    without GPUs (one device, no strategy).
 
     `model_name`, `no_data_parallelism`, `optionally_use_dist_strat`,
     `daisy_chain_variables` and `schedule` are accepted for T2T's signature: replication
@@ -218,8 +221,9 @@ class RunConfigSpec:
     save_summary_steps: int = 100
 
     def __post_init__(self):
-        if self.num_gpus < 1:
-            raise errors.UserError("--worker_gpu=%d: give 1 or more" % self.num_gpus)
+        if self.num_gpus < 0:
+            raise errors.UserError("--worker_gpu=%d: give 0 (a CPU run) or more"
+                                   % self.num_gpus)
         if not self.save_checkpoints_secs and not self.save_checkpoints_steps:
             raise errors.UserError("give --local_eval_frequency (checkpoint steps) > 0 or "
                                    "--save_checkpoints_secs > 0")

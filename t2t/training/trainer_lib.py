@@ -37,6 +37,7 @@ from t2t.core import atomic_files
 from t2t.core import errors
 from t2t.core import hparam
 from t2t.core import registry
+from t2t.core.random_seed import set_random_seed  # noqa: F401  (T2T's trainer_lib name)
 from t2t.core.modes import ModeKeys
 from t2t.model import model_hparams
 from t2t.model import t2t_model

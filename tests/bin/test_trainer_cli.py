@@ -246,3 +246,22 @@ def test_sigkill_then_rerun_resumes_and_sigterm_saves_the_current_step(tmp_path)
     assert len(after) <= 3 and after == sorted(after, key=eval_events.checkpoint_step)
     assert all(p in killed_at or eval_events.checkpoint_step(p) > last_step for p in after)
     _assert_loadable(after)
+
+
+@pytest.mark.skipif(not backend_choice.estimator_available(), reason="needs tf.estimator")
+def test_create_run_config_reads_the_flags(tmp_path):
+    # T2T's t2t_trainer.create_run_config(hp, output_dir=None), for code built on its flags.
+    if not flags.FLAGS.is_parsed():
+        flags.FLAGS.mark_as_parsed()
+    hp = trainer_lib.create_hparams("transformer_tiny")
+    with flagsaver.flagsaver(model="transformer", output_dir=str(tmp_path / "out"),
+                             local_eval_frequency=7, keep_checkpoint_max=3, worker_gpu=0,
+                             random_seed=5):
+        config = t2t_trainer.create_run_config(hp)
+        other = t2t_trainer.create_run_config(hp, output_dir=str(tmp_path / "other"))
+    assert config.model_dir == str(tmp_path / "out") and other.model_dir.endswith("other")
+    assert (config.save_checkpoints_steps, config.keep_checkpoint_max) == (7, 3)
+    assert config.tf_random_seed == 5 and config.train_distribute is None
+    with flagsaver.flagsaver(output_dir=""):
+        with pytest.raises(errors.UserError, match="--output_dir is required"):
+            t2t_trainer.create_run_config(hp)

@@ -3,6 +3,7 @@
 Each test builds its plugin folder in tmp_path under a unique package name, so tests
 neither share `sys.modules` entries nor registry names.
 """
+import importlib
 import itertools
 import os
 import sys
@@ -10,6 +11,8 @@ import sys
 import pytest
 
 from t2t.core import errors, registry, usr_dir
+# Imported by a test's user code: loaded here so `cleanup` never forgets a t2t module.
+from t2t.layers import common_layers  # noqa: F401  pylint: disable=unused-import
 
 _COUNTER = itertools.count()
 
@@ -63,7 +66,11 @@ def test_import_registers_the_users_things_and_restores_sys_path(tmp_path, clean
         "my_hparams.py": _HPARAMS_MODULE.format(fn=fn)})
     path_before = list(sys.path)
     module = usr_dir.import_usr_dir(folder + "/")  # a trailing slash is fine
-    assert module.__name__ == name
+    # A private package name, unique per folder; the folder name is an alias of it.
+    assert module.__name__ == usr_dir.private_module_name(folder)
+    assert module.__name__.startswith("_t2t_usr_dir_%s_" % name)
+    assert importlib.import_module(name) is module
+    assert importlib.import_module(name + ".my_hparams") is module.my_hparams
     assert sys.path == path_before
     assert registry.hparams(fn).hidden_size == 7
     # A second import (e.g. by a datagen worker) returns the module, registering nothing twice.
@@ -97,12 +104,39 @@ def test_unusable_folder_is_a_one_line_user_error(tmp_path, kind):
     assert path in str(info.value)
 
 
-def test_clashing_module_name_is_refused(tmp_path, cleanup):
-    folder, name = make_usr_dir(tmp_path / "a", {"__init__.py": ""})
-    usr_dir.import_usr_dir(folder)
-    other, _ = make_usr_dir(tmp_path / "b", {"__init__.py": ""}, name=name)
-    with pytest.raises(usr_dir.UsrDirError, match="already imported"):
-        usr_dir.import_usr_dir(other)
+def test_two_folders_of_one_name_load_as_two_packages(tmp_path, cleanup):
+    folder, name = make_usr_dir(tmp_path / "a", {"__init__.py": "WHERE = 'a'\n"})
+    first = usr_dir.import_usr_dir(folder)
+    other, _ = make_usr_dir(tmp_path / "b", {"__init__.py": "WHERE = 'b'\n"}, name=name)
+    second = usr_dir.import_usr_dir(other)
+    assert (first.WHERE, second.WHERE) == ("a", "b") and first is not second
+    assert importlib.import_module(name) is first  # the folder name stays the first one's
+
+
+def test_a_folder_named_t2t_loads_with_its_relative_imports(tmp_path, cleanup):
+    import t2t
+    fn = "usr_hparams_%d" % next(_COUNTER)
+    folder, _ = make_usr_dir(tmp_path, {
+        "__init__.py": "from . import my_hparams\nfrom .my_hparams import %s\n" % fn,
+        "my_hparams.py": _HPARAMS_MODULE.format(fn=fn)}, name="t2t")
+    module = usr_dir.import_usr_dir(folder)
+    assert registry.hparams(fn).hidden_size == 7
+    assert module.my_hparams.__name__ == module.__name__ + ".my_hparams"
+    assert sys.modules["t2t"] is t2t  # t2t itself is untouched
+
+
+def test_user_code_imports_its_own_modules_by_folder_name(tmp_path, cleanup):
+    # T2T put the folder's parent on sys.path: `from my_usr_dir import x` worked. Both
+    # spellings give the one module (registering nothing twice).
+    fn = "usr_hparams_%d" % next(_COUNTER)
+    name = "usr_dir_abs_%d_%d" % (os.getpid(), next(_COUNTER))
+    folder, _ = make_usr_dir(tmp_path, {
+        "__init__.py": "from . import my_hparams\nfrom %s import helpers\n" % name,
+        "helpers.py": "from %s import my_hparams\nFN = my_hparams.%s\n" % (name, fn),
+        "my_hparams.py": _HPARAMS_MODULE.format(fn=fn)}, name=name)
+    module = usr_dir.import_usr_dir(folder)
+    assert module.helpers.FN is module.my_hparams.__dict__[fn]
+    assert importlib.import_module(name + ".helpers") is module.helpers
 
 
 def _no_t2t_or_importlib_frames(details):
@@ -182,4 +216,24 @@ def test_duplicate_registration_names_the_first_registrant(tmp_path, cleanup):
     with pytest.raises(registry.DuplicateNameError, match="already registered") as info:
         usr_dir.import_usr_dir(second)
     assert fn in str(info.value)
-    assert first_name + ".h" in str(info.value)
+    assert usr_dir.private_module_name(first) + ".h" in str(info.value)
+    assert first_name in str(info.value)
+
+
+def test_t2t_code_imports_tensor2tensor_and_a_missing_name_names_the_closest(tmp_path,
+                                                                            cleanup):
+    fn = "usr_hparams_%d" % next(_COUNTER)
+    folder, name = make_usr_dir(tmp_path, {
+        "__init__.py": "from . import my_hparams\n",
+        "my_hparams.py": _HPARAMS_MODULE.format(fn=fn).replace(
+            "from t2t.utils import registry", "from tensor2tensor.utils import registry")})
+    usr_dir.import_usr_dir(folder)
+    assert registry.hparams(fn).hidden_size == 7  # tensor2tensor's registry is t2t's
+    misspelt, _ = make_usr_dir(tmp_path, {
+        "__init__.py": "from tensor2tensor.layers.common_layers import dense_relu_densee\n"})
+    with pytest.raises(errors.UserCodeError, match="with ImportError") as info:
+        usr_dir.import_usr_dir(misspelt)
+    assert info.value.details.splitlines()[-1].startswith(
+        "ImportError: cannot import name 'dense_relu_densee': t2t has no "
+        "common_layers.dense_relu_densee (module t2t.layers.common_layers); closest: "
+        "common_layers.dense_relu_dense")

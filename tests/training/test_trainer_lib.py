@@ -227,8 +227,11 @@ def test_create_run_config_user_errors(tmp_path):
 
 
 def test_run_config_spec_validates_and_matches_t2t_signature(tmp_path):
-    with pytest.raises(errors.UserError, match="--worker_gpu=0: give 1 or more"):
-        run_config.RunConfigSpec(num_gpus=0)
+    with pytest.raises(errors.UserError, match=r"--worker_gpu=-1: give 0 \(a CPU run\) or more"):
+        run_config.RunConfigSpec(num_gpus=-1)
+    # --worker_gpu=0 is T2T's CPU run: one device, no strategy, as 1 is without GPUs.
+    cpu = trainer_lib.create_run_config(MODEL, model_dir=str(tmp_path), num_gpus=0)
+    assert cpu.train_distribute is None and cpu.model_dir == str(tmp_path)
     with pytest.raises(errors.UserError, match="--local_eval_frequency"):
         run_config.RunConfigSpec(save_checkpoints_steps=0)
     with pytest.raises(errors.UserError, match="--iterations_per_loop=0"):

@@ -1,0 +1,124 @@
+"""`import tensor2tensor...` served by t2t, so T2T code runs with no edits.
+
+Installed when a `--t2t_usr_dir` is imported (the programs, `t2t.load`), or by calling
+`install()`; never where a real `tensor2tensor` package is installed. Package by package:
+
+    tensor2tensor.data_generators.X   -> t2t.problems.X
+    tensor2tensor.utils.X             -> t2t.utils.X
+    tensor2tensor.layers.X            -> t2t.layers.X
+    tensor2tensor.models.X            -> t2t.models.X
+    tensor2tensor.models.research.X   -> t2t.models.research.X, else t2t.models.X
+    tensor2tensor.bin.X               -> t2t.bin.X
+    tensor2tensor.serving.X           -> t2t.serving.X
+    tensor2tensor.problems            -> t2t.problems.all_problems (problem(name), available())
+
+    from t2t.core import t2t_import_alias
+    t2t_import_alias.install()
+    from tensor2tensor.utils import registry   # t2t.core.registry itself
+    from tensor2tensor.layers.common_layers import dense_relu_densee
+    # ImportError: cannot import name 'dense_relu_densee': t2t has no
+    #   common_layers.dense_relu_densee (module t2t.layers.common_layers); closest:
+    #   common_layers.dense_relu_dense, ...
+
+The served modules are t2t's own objects (see `t2t.core.module_alias`).
+"""
+import importlib.util
+import sys
+import types
+
+from absl import logging
+
+from t2t.core import module_alias
+
+TOP = "tensor2tensor"
+# T2T's packages -> t2t's; the first existing real module is served.
+PACKAGES = {
+    "data_generators": ("t2t.problems",),
+    "utils": ("t2t.utils",),
+    "layers": ("t2t.layers",),
+    "models.research": ("t2t.models.research", "t2t.models"),
+    "models": ("t2t.models",),
+    "bin": ("t2t.bin",),
+    "serving": ("t2t.serving",),
+}
+# T2T's modules directly under tensor2tensor/.
+MODULES = {"problems": "t2t.problems.all_problems"}
+
+_finder = None
+
+
+def resolve(fullname):
+    """The t2t module names for `fullname` (tensor2tensor.*), best first; None if no alias.
+
+        resolve("tensor2tensor.utils.registry")    # ["t2t.utils.registry"]
+    """
+    if fullname == TOP:
+        return _top_module()
+    if not fullname.startswith(TOP + "."):
+        return None
+    rest = fullname[len(TOP) + 1:]
+    if rest in MODULES:
+        return [MODULES[rest]]
+    for package in sorted(PACKAGES, key=len, reverse=True):  # models.research before models
+        if rest == package or rest.startswith(package + "."):
+            tail = rest[len(package):]
+            return [target + tail for target in PACKAGES[package]]
+    return ["t2t." + rest]  # a T2T package t2t does not have: named as t2t would
+
+
+def _describe(name):
+    return name[len("t2t."):] if name.startswith("t2t.") else name
+
+
+def _top_module():
+    module = sys.modules.get(TOP)
+    if module is not None:
+        return module
+    module = types.ModuleType(TOP, "T2T's top-level package, served by t2t (see "
+                                   "t2t.core.t2t_import_alias).")
+    module.__path__ = []  # a package: its submodules come from the finder
+
+    def __getattr__(name):
+        # T2T's `import tensor2tensor; tensor2tensor.problems.problem(name)`.
+        if name.startswith("__") or name not in set(MODULES) | {
+                p.split(".")[0] for p in PACKAGES}:
+            raise AttributeError("module %r has no attribute %r" % (TOP, name))
+        return importlib.import_module(TOP + "." + name)
+
+    module.__getattr__ = __getattr__
+    return module
+
+
+def real_tensor2tensor_installed():
+    """True where a `tensor2tensor` package other than this alias can be imported."""
+    module = sys.modules.get(TOP)
+    if module is not None:
+        return not isinstance(getattr(module, "__loader__", None), module_alias.ServedLoader)
+    if _finder is not None and _finder in sys.meta_path:
+        return False
+    return importlib.util.find_spec(TOP) is not None
+
+
+def install():
+    """Serve `tensor2tensor.*` imports from t2t (once; a no-op when a real tensor2tensor is
+    installed). Returns True when the alias is in place."""
+    global _finder
+    if _finder is not None and _finder in sys.meta_path:
+        return True
+    if real_tensor2tensor_installed():
+        logging.info("a tensor2tensor package is installed: its imports are not served by t2t")
+        return False
+    _finder = module_alias.AliasFinder(resolve, _describe, owner="t2t")
+    _finder.install()
+    logging.info("tensor2tensor imports are served by t2t (docs/porting.md)")
+    return True
+
+
+def uninstall():
+    """Stop serving `tensor2tensor.*` and forget the alias names imported so far."""
+    global _finder
+    if _finder is not None:
+        _finder.uninstall()
+        _finder = None
+    for name in [n for n in sys.modules if n == TOP or n.startswith(TOP + ".")]:
+        del sys.modules[name]
