@@ -21,10 +21,12 @@ import math
 import tensorflow as tf
 
 from t2t.layers import common_layers
-from t2t.layers import dropout as dropout_lib
 from t2t.layers.attention_config import (  # noqa: F401  (SUPPORTED_ATTENTION_TYPES: T2T's name)
     SUPPORTED_ATTENTION_TYPES, MultiheadAttentionConfig)
 from t2t.layers.shape_utils import cast_like, shape_list, to_float
+from t2t.layers.softmax_attention import (  # noqa: F401  (T2T's names, re-exported)
+    attention_image_summary, dot_product_attention, finish_attention_weights,
+    harden_attention_weights, maybe_upcast)
 
 _v1 = tf.compat.v1
 
@@ -33,13 +35,6 @@ def large_compatible_negative(tensor_type):
     if tensor_type == tf.float16:
         return tf.float16.min
     return -1e9
-
-
-def maybe_upcast(logits, activation_dtype=None, weight_dtype=None, hparams=None):
-    """Cast logits to float32 under mixed precision (so the softmax is stable)."""
-    if common_layers.mixed_precision_is_enabled(activation_dtype, weight_dtype, hparams):
-        return tf.cast(logits, tf.float32)
-    return logits
 
 
 # --------------------------------------------------------------------------- timing signals
@@ -212,96 +207,6 @@ def combine_heads(x):
     return combine_last_two_dimensions(tf.transpose(x, [0, 2, 1, 3]))
 
 
-def attention_image_summary(attn, image_shapes=None):
-    """An image summary of attention weights [batch, heads, query, memory], heads as RGB.
-
-    image_shapes: (q_rows, q_cols, m_rows, m_cols) or, with channels,
-    (q_rows, q_cols, q_channels, m_rows, m_cols, m_channels) when positions are pixels.
-    """
-    attn = tf.cast(attn, tf.float32)
-    num_heads = shape_list(attn)[1]
-    image = tf.transpose(attn, [0, 2, 3, 1])  # [batch, query, memory, heads]
-    image = tf.pow(image, 0.2)  # brighten small weights
-    # Pad heads to a multiple of 3; each third becomes one colour channel.
-    image = tf.pad(image, [[0, 0], [0, 0], [0, 0], [0, tf.math.floormod(-num_heads, 3)]])
-    image = tf.reduce_max(split_last_dimension(image, 3), 4)
-    if image_shapes is not None:
-        if len(image_shapes) == 4:
-            q_rows, q_cols, m_rows, m_cols = list(image_shapes)
-            image = tf.reshape(image, [-1, q_rows, q_cols, m_rows, m_cols, 3])
-            image = tf.transpose(image, [0, 1, 3, 2, 4, 5])
-            image = tf.reshape(image, [-1, q_rows * m_rows, q_cols * m_cols, 3])
-        elif len(image_shapes) == 6:
-            q_rows, q_cols, q_channels, m_rows, m_cols, m_channels = list(image_shapes)
-            image = tf.reshape(image, [-1, q_rows, q_cols, q_channels, m_rows, m_cols,
-                                       m_channels, 3])
-            image = tf.transpose(image, [0, 1, 4, 3, 2, 5, 6, 7])
-            image = tf.reshape(image, [-1, q_rows * m_rows * q_channels,
-                                       q_cols * m_cols * m_channels, 3])
-        else:
-            raise ValueError("attention_image_summary: image_shapes must have 4 or 6 "
-                             "entries, got %r" % (image_shapes,))
-    _v1.summary.image("attention", image, max_outputs=1)
-
-
-def harden_attention_weights(weights, k, gumbel_noise_weight):
-    """Keep only the k largest weights per query, renormalised; optional Gumbel noise.
-
-        harden_attention_weights(tf.constant([[0.5, 0.3, 0.2]]), 2, 0.0)   # [[0.625, 0.375, 0]]
-    """
-    if gumbel_noise_weight > 0.0:
-        gumbel_noise = -tf.math.log(-tf.math.log(tf.random.uniform(
-            tf.shape(weights), minval=1e-5, maxval=1 - 1e-5)))
-        weights += gumbel_noise * gumbel_noise_weight
-    # Fewer than k memory positions (early decoding steps) keep them all.
-    k = tf.minimum(k, tf.shape(weights)[-1])
-    kth_largest = tf.stop_gradient(tf.math.top_k(weights, k).values[..., -1:])
-    weights = tf.nn.relu(tf.where(weights >= kth_largest, weights, tf.zeros_like(weights)))
-    weights_sum = tf.maximum(tf.reduce_sum(weights, axis=-1, keepdims=True), 1e-6)
-    return weights / weights_sum
-
-
-# --------------------------------------------------------------------------- attention
-def _finish_weights(weights, scope, logits, save_weights_to, dropout_rate,
-                    dropout_broadcast_dims, make_image_summary, image_shapes):
-    # Shared tail of the attention functions: record, drop out, summarise.
-    if save_weights_to is not None:
-        save_weights_to[scope.name] = weights
-        save_weights_to[scope.name + "/logits"] = logits
-    weights = dropout_lib.dropout_with_broadcast_dims(
-        weights, 1.0 - dropout_rate, broadcast_dims=dropout_broadcast_dims)
-    if make_image_summary and common_layers.should_generate_summaries():
-        attention_image_summary(weights, image_shapes)
-    return weights
-
-
-def dot_product_attention(q, k, v, bias, dropout_rate=0.0, image_shapes=None, name=None,
-                          make_image_summary=True, save_weights_to=None,
-                          dropout_broadcast_dims=None, activation_dtype=None,
-                          weight_dtype=None, hard_attention_k=0, gumbel_noise_weight=0.0):
-    """softmax(q k^T + bias) v.
-
-    q: [batch, heads, length_q, depth_k]; k: [batch, heads, length_kv, depth_k];
-    v: [batch, heads, length_kv, depth_v]; bias broadcastable to [batch, heads, q, kv].
-    Returns [batch, heads, length_q, depth_v]. q is not scaled here (multihead_attention
-    scales it by depth_k^-0.5). save_weights_to (a dict) receives the weights and logits
-    under this scope's name; hard_attention_k > 0 keeps only the k largest weights.
-    """
-    with _v1.variable_scope(name, default_name="dot_product_attention",
-                            values=[q, k, v]) as scope:
-        logits = tf.matmul(q, k, transpose_b=True)  # [..., length_q, length_kv]
-        if bias is not None:
-            logits += cast_like(bias, logits)
-        logits = maybe_upcast(logits, activation_dtype, weight_dtype)
-        weights = tf.nn.softmax(logits, name="attention_weights")
-        if hard_attention_k > 0:
-            weights = harden_attention_weights(weights, hard_attention_k, gumbel_noise_weight)
-        weights = cast_like(weights, q)
-        weights = _finish_weights(weights, scope, logits, save_weights_to, dropout_rate,
-                                  dropout_broadcast_dims, make_image_summary, image_shapes)
-        return tf.matmul(weights, v)
-
-
 def _generate_relative_positions_matrix(length_q, length_k, max_relative_position,
                                         cache=False):
     """[length_q, length_k] ids of clipped relative distances k - q, shifted to >= 0.
@@ -383,8 +288,9 @@ def dot_product_attention_relative(q, k, v, bias, max_relative_position, dropout
         weights = tf.nn.softmax(logits, name="attention_weights")
         if hard_attention_k > 0:
             weights = harden_attention_weights(weights, hard_attention_k, gumbel_noise_weight)
-        weights = _finish_weights(weights, scope, logits, save_weights_to, dropout_rate,
-                                  None, make_image_summary, image_shapes)
+        weights = finish_attention_weights(weights, scope, logits, save_weights_to,
+                                           dropout_rate, None, make_image_summary,
+                                           image_shapes)
         return _relative_attention_inner(weights, v, relations_values, False)
 
 
