@@ -22,7 +22,16 @@ import tensorflow as tf
 
 from t2t.layers import common_layers
 from t2t.layers.attention_config import (  # noqa: F401  (SUPPORTED_ATTENTION_TYPES: T2T's name)
-    SUPPORTED_ATTENTION_TYPES, MultiheadAttentionConfig)
+    CACHED_ATTENTION_TYPES, SUPPORTED_ATTENTION_TYPES, MultiheadAttentionConfig)
+from t2t.layers.local_attention import (  # noqa: F401  (T2T's names, re-exported)
+    dilated_self_attention_1d, gather_dilated_memory_blocks, local_attention_1d,
+    masked_dilated_self_attention_1d, masked_local_attention_1d,
+    masked_relative_local_attention_1d, masked_within_block_local_attention_1d,
+    reshape_by_blocks)
+from t2t.layers.relative_attention import (  # noqa: F401  (T2T's names, re-exported)
+    dot_product_self_attention_relative_v2, dot_product_unmasked_self_attention_relative_v2,
+    get_relative_embeddings_left, get_relative_embeddings_left_right,
+    matmul_with_relative_keys, matmul_with_relative_values)
 from t2t.layers.shape_utils import cast_like, shape_list, to_float
 from t2t.layers.softmax_attention import (  # noqa: F401  (T2T's names, re-exported)
     attention_image_summary, dot_product_attention, finish_attention_weights,
@@ -343,6 +352,50 @@ def compute_qkv(query_antecedent, memory_antecedent, total_key_depth, total_valu
     return q, k, v
 
 
+def _relative_v2(function):
+    def attend(q, k, v, bias, config, save_weights_to):
+        return function(q, k, v, bias, config.max_relative_position, config.dropout_rate,
+                        config.image_shapes, save_weights_to=save_weights_to,
+                        make_image_summary=config.make_image_summary,
+                        dropout_broadcast_dims=config.dropout_broadcast_dims,
+                        heads_share_relative_embedding=config.heads_share_relative_embedding,
+                        add_relative_to_values=config.add_relative_to_values)
+    return attend
+
+
+def _dilated(function):
+    def attend(q, k, v, bias, config, save_weights_to):
+        del bias, save_weights_to  # dilated attention makes its own masks
+        return function(q, k, v, config.block_length, config.block_width, config.gap_size,
+                        config.num_memory_blocks)
+    return attend
+
+
+# The attention types beside "dot_product(_relative)": f(q, k, v, bias, config,
+# save_weights_to), called with T2T's arguments. The local types take no bias (they
+# mask by themselves), as in T2T.
+_OTHER_ATTENTION = {
+    "dot_product_relative_v2": _relative_v2(dot_product_self_attention_relative_v2),
+    "dot_product_unmasked_relative_v2": _relative_v2(
+        dot_product_unmasked_self_attention_relative_v2),
+    "local_within_block_mask_right": lambda q, k, v, bias, c, saved: (
+        masked_within_block_local_attention_1d(q, k, v, block_length=c.block_length)),
+    "local_relative_mask_right": lambda q, k, v, bias, c, saved: (
+        masked_relative_local_attention_1d(
+            q, k, v, block_length=c.block_length, make_image_summary=c.make_image_summary,
+            dropout_rate=c.dropout_rate,
+            heads_share_relative_embedding=c.heads_share_relative_embedding,
+            add_relative_to_values=c.add_relative_to_values,
+            name="masked_relative_local_attention_1d")),
+    "local_mask_right": lambda q, k, v, bias, c, saved: masked_local_attention_1d(
+        q, k, v, block_length=c.block_length, make_image_summary=c.make_image_summary),
+    "local_unmasked": lambda q, k, v, bias, c, saved: local_attention_1d(
+        q, k, v, block_length=c.block_length, filter_width=c.block_width),
+    "masked_dilated_1d": _dilated(masked_dilated_self_attention_1d),
+    "unmasked_dilated_1d": _dilated(dilated_self_attention_1d),
+}
+
+
 def _update_cache(cache, key, new, decode_loop_step):
     """Append `new` [B, H, 1 or more, d] to cache[key] along length, or (fixed-size cache)
     write it at decode_loop_step."""
@@ -395,9 +448,8 @@ def multihead_attention(query_antecedent, memory_antecedent, bias, total_key_dep
       cache: for step-by-step decoding (see `multihead_attention_with_config`).
       decode_loop_step (kwarg): with a fixed-size cache, the position to write.
       activation_dtype, weight_dtype (kwargs): mixed-precision settings.
-      block_length, block_width, gap_size, num_memory_blocks, heads_share_relative_embedding,
-      add_relative_to_values, chunk_number, memory_height, area_*_mode, training: accepted
-      for T2T compatibility; they only matter for attention types t2t does not implement.
+      chunk_number, memory_height, area_*_mode, training: accepted for T2T compatibility;
+      they only matter for recurrent memory and area attention, which t2t does not have.
       The other arguments are the fields of `MultiheadAttentionConfig`.
 
     Returns:
@@ -405,9 +457,7 @@ def multihead_attention(query_antecedent, memory_antecedent, bias, total_key_dep
 
         y = multihead_attention(x, None, attention_bias_lower_triangle(6), 16, 16, 16, 4, 0.0)
     """
-    del (heads_share_relative_embedding, add_relative_to_values, block_length, block_width,
-         gap_size, num_memory_blocks, chunk_number, memory_height, area_key_mode,
-         area_value_mode, training)
+    del chunk_number, memory_height, area_key_mode, area_value_mode, training
     _check_unsupported_multihead_args(layer_collection, recurrent_memory, max_area_width,
                                       max_area_height)
     decode_loop_step = kwargs.pop("decode_loop_step", None)
@@ -416,6 +466,9 @@ def multihead_attention(query_antecedent, memory_antecedent, bias, total_key_dep
         total_key_depth=total_key_depth, total_value_depth=total_value_depth,
         output_depth=output_depth, num_heads=num_heads, dropout_rate=dropout_rate,
         attention_type=attention_type, max_relative_position=max_relative_position,
+        heads_share_relative_embedding=heads_share_relative_embedding,
+        add_relative_to_values=add_relative_to_values, block_length=block_length,
+        block_width=block_width, gap_size=gap_size, num_memory_blocks=num_memory_blocks,
         q_filter_width=q_filter_width, kv_filter_width=kv_filter_width, q_padding=q_padding,
         kv_padding=kv_padding, image_shapes=image_shapes,
         make_image_summary=make_image_summary,
@@ -451,9 +504,11 @@ def multihead_attention_with_config(query_antecedent, memory_antecedent, bias, c
     """
     num_heads = config.num_heads
     if cache is not None:
-        if callable(config.attention_type):
+        if callable(config.attention_type) or (
+                config.attention_type not in CACHED_ATTENTION_TYPES):
             raise ValueError("a cache (fast decoding) needs attention_type 'dot_product' or "
-                             "'dot_product_relative', not a callable")
+                             "'dot_product_relative', not %r; decode without a cache" % (
+                                 config.attention_type,))
         if bias is None:
             raise ValueError("multihead_attention with a cache needs a bias (e.g. the "
                              "causal bias sliced to the current step)")
@@ -495,13 +550,16 @@ def multihead_attention_with_config(query_antecedent, memory_antecedent, bias, c
                 activation_dtype=config.activation_dtype, weight_dtype=config.weight_dtype,
                 hard_attention_k=config.hard_attention_k,
                 gumbel_noise_weight=config.gumbel_noise_weight)
-        else:  # "dot_product_relative"
+        elif config.attention_type == "dot_product_relative":
             x = dot_product_attention_relative(
                 q, k, v, bias, config.max_relative_position, config.dropout_rate,
                 config.image_shapes, save_weights_to=save_weights_to,
                 make_image_summary=config.make_image_summary, cache=cache is not None,
                 allow_memory=False, hard_attention_k=config.hard_attention_k,
                 gumbel_noise_weight=config.gumbel_noise_weight)
+        else:
+            x = _OTHER_ATTENTION[config.attention_type](q, k, v, bias, config,
+                                                        save_weights_to)
         x = combine_heads(x)
         x.set_shape(x.shape.as_list()[:-1] + [config.total_value_depth])
 
