@@ -200,8 +200,12 @@ def test_multihead_attention_3d_variables():
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    (dict(attention_type="local_mask_right"), "attention_type 'local_mask_right' is not "
-                                              "supported in t2t"),
+    (dict(attention_type="local_mask_left"), "attention_type 'local_mask_left' is not "
+                                             "supported in t2t"),
+    (dict(attention_type="local_mask_right", cache={"k": None, "v": None}, bias=0.0),
+     "a cache .* not 'local_mask_right'; decode without a cache"),
+    (dict(attention_type="dot_product_relative_v2"), "'dot_product_relative_v2' needs "
+                                                     "max_relative_position > 0"),
     (dict(total_key_depth=10), r"total_key_depth \(10\) must be divisible by num_heads \(4\)"),
     (dict(cache={"k": None, "v": None}), "with a cache needs a bias"),
     (dict(attention_type="dot_product_relative"), "needs max_relative_position > 0"),
@@ -333,6 +337,8 @@ def test_encoder_decoder_attention_uses_precomputed_cache():
     (dict(attention_type="local"), "attention_type 'local' is not supported"),
     (dict(q_padding="valid"), "q_padding must be one of VALID, SAME, LEFT, got 'valid'"),
     (dict(hard_attention_k=-1), "hard_attention_k must be >= 0"),
+    (dict(block_length=0), "block_length must be a positive int, got 0"),
+    (dict(gap_size=-1), "gap_size must be an int >= 0, got -1"),
 ])
 def test_attention_config_validates_each_field(fields, match):
     settings = dict(total_key_depth=8, total_value_depth=8, output_depth=8, num_heads=4)
@@ -345,7 +351,10 @@ def test_attention_config_is_frozen_and_from_hparams_reads_the_transformer_setti
     from t2t.models import transformer
     hparams = transformer.transformer_tiny()
     hparams.attention_dropout_broadcast_dims = "0,1"
+    hparams.heads_share_relative_embedding = True
     config = MultiheadAttentionConfig.from_hparams(hparams, attention_type="dot_product")
+    assert config.heads_share_relative_embedding and not config.add_relative_to_values
+    assert (config.block_length, config.block_width, config.gap_size) == (128, 128, 0)
     assert (config.total_key_depth, config.output_depth, config.num_heads) == (128, 128, 4)
     assert config.dropout_broadcast_dims == (0, 1) and config.key_depth_per_head == 32
     with pytest.raises(dataclasses.FrozenInstanceError):
