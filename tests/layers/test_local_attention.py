@@ -81,8 +81,8 @@ def test_within_block_attention_is_causal_inside_each_block(mode, length, block_
     np.testing.assert_allclose(out, dense_reference(q, k, v, allowed), atol=1e-5)
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("block_length,filter_width", [(4, 3), (4, 4), (3, 0), (2, 5)])
+@pytest.mark.parametrize("mode,block_length,filter_width", [
+    ("eager", 4, 3), ("graph", 4, 4), ("eager", 3, 0), ("graph", 2, 5)])
 def test_unmasked_local_sees_its_block_and_filter_width_either_side(mode, block_length,
                                                                     filter_width):
     length = 11
@@ -112,10 +112,9 @@ def dilated_allowed(length, query_block, memory_block, gap, num_blocks, masked):
     return allowed
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("masked", [False, True])
-@pytest.mark.parametrize("length,query_block,memory_block,gap,num_blocks",
-                         [(13, 3, 2, 1, 2), (12, 4, 3, 0, 1)])
+@pytest.mark.parametrize("mode,masked,length,query_block,memory_block,gap,num_blocks", [
+    ("eager", False, 13, 3, 2, 1, 2), ("graph", True, 13, 3, 2, 1, 2),
+    ("graph", False, 12, 4, 3, 0, 1), ("eager", True, 12, 4, 3, 0, 1)])
 def test_dilated_attention_sees_the_gapped_memory_blocks(mode, masked, length, query_block,
                                                          memory_block, gap, num_blocks):
     q, k, v = qkv(length, seed=3)

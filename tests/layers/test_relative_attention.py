@@ -51,9 +51,8 @@ def run_graph(build):
             return sess.run(out), sess.run(variables)
 
 
-@pytest.mark.parametrize("masked", [True, False])
-@pytest.mark.parametrize("max_relative_position", [3, 8])  # shorter and longer than L
-@pytest.mark.parametrize("heads_share", [False, True])
+@pytest.mark.parametrize("masked,max_relative_position,heads_share", [
+    (True, 3, False), (True, 8, True), (False, 3, True), (False, 8, False)])  # M < L, M > L
 def test_relative_v2_equals_explicit_relative_logits(masked, max_relative_position,
                                                      heads_share):
     length = 6
@@ -93,9 +92,8 @@ def test_relative_v2_needs_max_relative_position():
         common_attention.dot_product_self_attention_relative_v2(q, q, q, None, None)
 
 
-@pytest.mark.parametrize("length,block_length,effective", [(10, 3, 3), (5, 4, 5)])
-@pytest.mark.parametrize("add_values", [False, True])
-@pytest.mark.parametrize("heads_share", [False, True])
+@pytest.mark.parametrize("length,block_length,effective,add_values,heads_share", [
+    (10, 3, 3, True, False), (10, 3, 3, False, True), (5, 4, 5, True, True)])
 def test_masked_relative_local_equals_banded_relative_attention(length, block_length,
                                                                 effective, add_values,
                                                                 heads_share):
