@@ -16,6 +16,7 @@ and feed one new position per call; the new keys/values are appended to the cach
 encoder-decoder attention, precompute `cache["k_encdec"]`/`cache["v_encdec"]` with
 `compute_attention_component` + `split_heads` under the layer's scope.
 """
+import functools
 import math
 
 import tensorflow as tf
@@ -95,6 +96,63 @@ def add_timing_signal_1d_given_position(x, position, min_timescale=1.0, max_time
     signal = tf.concat([tf.sin(scaled_time), tf.cos(scaled_time)], axis=2)
     signal = tf.pad(signal, [[0, 0], [0, 0], [0, tf.math.floormod(channels, 2)]])
     return x + cast_like(signal, x)
+
+
+def add_timing_signals_given_positions(x, positions, min_timescale=1.0, max_timescale=1.0e4):
+    """One sinusoid signal per position tensor, in consecutive channel ranges.
+
+    positions: a list of [batch, length] tensors, or None for 0 .. length - 1. With n of
+    them, each gets channels // (2n) timescales; leftover channels stay unchanged.
+
+        add_timing_signals_given_positions(x, [None, sentence_ids])   # word and sentence
+    """
+    batch, length, channels = shape_list(x)[:3]
+    num_dims = len(positions)
+    num_timescales = channels // (num_dims * 2)
+    inv_timescales = _inv_timescales(num_timescales, min_timescale, max_timescale)
+    for dim, position in enumerate(positions):
+        if position is None:
+            position = tf.tile(tf.range(length)[None, :], [batch, 1])
+        scaled_time = tf.expand_dims(to_float(position), 2) * inv_timescales[None, None, :]
+        signal = tf.concat([tf.sin(scaled_time), tf.cos(scaled_time)], axis=2)
+        prepad = dim * 2 * num_timescales
+        postpad = channels - (dim + 1) * 2 * num_timescales
+        x += cast_like(tf.pad(signal, [[0, 0], [0, 0], [prepad, postpad]]), x)
+    return x
+
+
+def add_timing_signals_from_features(x, features, position_features, min_timescale=1.0,
+                                     max_timescale=1.0e4):
+    """add_timing_signals_given_positions with the features named in a comma-separated
+    string (an empty name: 0 .. length - 1)."""
+    return add_timing_signals_given_positions(
+        x, [features.get(name) for name in position_features.split(",")], min_timescale,
+        max_timescale)
+
+
+def get_layer_timing_signal_learned_1d(channels, layer, num_layers):
+    """[1, 1, channels]: row `layer` of the variable `layer_embedding` ([num_layers, 1, 1,
+    channels], N(0, channels^-0.5)) times sqrt(channels); marks a layer's depth."""
+    embedding = _v1.get_variable(
+        "layer_embedding", [num_layers, 1, 1, channels],
+        initializer=_v1.random_normal_initializer(0, channels ** -0.5))
+    return (embedding * channels ** 0.5)[layer]
+
+
+def add_layer_timing_signal_learned_1d(x, layer, num_layers):
+    """x [batch, length, channels] + get_layer_timing_signal_learned_1d."""
+    return x + get_layer_timing_signal_learned_1d(shape_list(x)[-1], layer, num_layers)
+
+
+def get_layer_timing_signal_sinusoid_1d(channels, layer, num_layers):
+    """[1, 1, channels]: the timing signal of position `layer` among num_layers."""
+    return tf.expand_dims(get_timing_signal_1d(num_layers, channels)[:, layer, :], axis=1)
+
+
+def add_layer_timing_signal_sinusoid_1d(x, layer, num_layers):
+    """x [batch, length, channels] + get_layer_timing_signal_sinusoid_1d."""
+    return x + cast_like(
+        get_layer_timing_signal_sinusoid_1d(shape_list(x)[-1], layer, num_layers), x)
 
 
 def add_positional_embedding(x, max_length, name=None, positions=None):
@@ -181,6 +239,33 @@ def attention_bias_prepend_inputs_full_attention(padding):
     return tf.expand_dims(bias, 1)
 
 
+def padding_to_length(padding):
+    """[..., length] padding (1.0 at padding) -> int32 [...] count of non-padding."""
+    return tf.cast(tf.reduce_sum(1.0 - padding, axis=-1), tf.int32)
+
+
+def attention_bias_batch(batch_coordinates_q, batch_coordinates_k=None, condition_fn=None):
+    """[length_q, length_k]: -1e9 * condition_fn(coordinate_k - coordinate_q).
+
+    The coordinates ([length, 1], the example each position of a flattened batch belongs
+    to) keep examples apart: see attention_bias_coordinates and attention_bias_future.
+    """
+    if batch_coordinates_k is None:
+        batch_coordinates_k = batch_coordinates_q
+    coordinates_q = to_float(tf.squeeze(batch_coordinates_q, 1))
+    coordinates_k = to_float(tf.squeeze(batch_coordinates_k, 1))
+    return condition_fn(coordinates_k[None, :] - coordinates_q[:, None]) * -1e9
+
+
+# -1e9 between positions of different examples.
+attention_bias_coordinates = functools.partial(
+    attention_bias_batch, condition_fn=lambda bias: tf.minimum(1.0, tf.abs(bias)))
+
+# -1e9 from a position to those of later examples (a lower triangle by example).
+attention_bias_future = functools.partial(
+    attention_bias_batch, condition_fn=lambda bias: tf.maximum(0.0, tf.minimum(1.0, bias)))
+
+
 def attention_bias_proximal(length):
     """[1, 1, length, length] bias -log(1 + |i - j|), favouring nearby positions."""
     r = to_float(tf.range(length))
@@ -204,6 +289,14 @@ def combine_last_two_dimensions(x):
     x_shape = shape_list(x)
     a, b = x_shape[-2:]
     return tf.reshape(x, x_shape[:-2] + [a * b])
+
+
+def combine_first_two_dimensions(x):
+    """[a, b, ...] -> [a * b, ...]."""
+    ret = tf.reshape(x, tf.concat([[-1], shape_list(x)[2:]], 0))
+    a, b = x.get_shape().dims[:2]
+    ret.set_shape([a * b if a and b else None] + x.get_shape().dims[2:])
+    return ret
 
 
 def split_heads(x, num_heads):
@@ -573,3 +666,65 @@ def multihead_attention_with_config(query_antecedent, memory_antecedent, bias, c
             x = common_layers.dense(x, config.output_depth, use_bias=False,
                                     name="output_transform")
         return x
+
+
+def parameter_attention(x, total_key_depth, total_value_depth, output_depth, memory_rows,
+                        num_heads, dropout_rate, name=None):
+    """Multi-head attention over memory_rows learned key/value rows (variables `k`, `v`).
+
+    x: [batch, length_q, channels] -> [batch, length_q, output_depth]. Only the queries
+    (`q_transform`) and the output (`output_transform`) are projected. Dropout drops
+    whole value rows per head, the same for every query.
+    """
+    with _v1.variable_scope(name, default_name="parameter_attention", values=[x]):
+        head_size_k = total_key_depth // num_heads
+        head_size_v = total_value_depth // num_heads
+        k = _v1.get_variable("k", [num_heads, memory_rows, head_size_k],
+                             initializer=_v1.random_normal_initializer(
+                                 0, output_depth ** -0.5 * num_heads ** 0.5))
+        v = _v1.get_variable("v", [num_heads, memory_rows, head_size_v],
+                             initializer=_v1.random_normal_initializer(
+                                 0, output_depth ** -0.5 * output_depth ** 0.5))
+        batch_size, length = shape_list(x)[:2]
+        q = common_layers.dense(x, total_key_depth, use_bias=False, name="q_transform")
+        if dropout_rate:
+            v = tf.nn.dropout(v, rate=dropout_rate, noise_shape=[num_heads, memory_rows, 1])
+        # [heads, batch * length, head_size]: every query of a head against its rows.
+        q = tf.reshape(tf.transpose(tf.reshape(q, [batch_size, length, num_heads,
+                                                   head_size_k]), [2, 0, 1, 3]),
+                       [num_heads, batch_size * length, head_size_k])
+        y = tf.matmul(tf.nn.softmax(tf.matmul(q, k, transpose_b=True)), v)
+        y = tf.transpose(tf.reshape(y, [num_heads, batch_size, length, head_size_v]),
+                         [1, 2, 0, 3])
+        y = tf.reshape(y, [batch_size, length, total_value_depth])
+        y.set_shape([None, None, total_value_depth])
+        return common_layers.dense(y, output_depth, use_bias=False, name="output_transform")
+
+
+def encoder_decoder_attention_loss(expected_attention_logits, actual_attentions,
+                                   loss_type="kl_divergence", loss_multiplier=1.0):
+    """How far the encoder-decoder attention is from an expected one.
+
+    expected_attention_logits: [batch, target_length, input_length].
+    actual_attentions: the dict `save_weights_to` filled (a Transformer's
+      `attention_weights`); its "encdec_attention" entries, averaged over layers and
+      heads, are compared.
+    loss_type: "kl_divergence" (of the actual from the expected distribution, per
+      target position: [batch, target_length], from the saved logits) or "mse" (of the
+      weights, a scalar).
+    """
+    def mean_over_layers_and_heads(want_logits):
+        tensors = [t for key, t in actual_attentions.items()
+                   if "encdec_attention" in key and key.endswith("/logits") == want_logits]
+        return tf.reduce_mean(tf.stack(tensors), [0, 2])
+
+    if loss_type == "mse":
+        expected_weights = tf.nn.softmax(expected_attention_logits)
+        loss = _v1.losses.mean_squared_error(expected_weights,
+                                             mean_over_layers_and_heads(False))
+    else:
+        actual_logits = mean_over_layers_and_heads(True)
+        expected_log_p = tf.nn.log_softmax(expected_attention_logits)
+        loss = tf.reduce_sum(tf.exp(expected_log_p) *
+                             (expected_log_p - tf.nn.log_softmax(actual_logits)), -1)
+    return loss * loss_multiplier

@@ -391,3 +391,91 @@ def test_t2t_signature_is_kept():
                          "total_value_depth", "output_depth", "num_heads", "dropout_rate"]
     assert {"attention_type", "cache", "vars_3d", "layer_collection", "max_area_width",
             "training", "kwargs"} <= set(names)
+
+
+# ------------------------------------------------- T2T's smaller helpers (timing, biases, ...)
+def test_timing_signals_given_positions_fill_one_channel_range_each():
+    word = np.tile(np.arange(5), [2, 1])
+    sentence = np.array([[0, 0, 1, 1, 1], [0, 1, 2, 2, 2]])
+    out = common_attention.add_timing_signals_given_positions(
+        tf.zeros([2, 5, 9]), [None, tf.constant(sentence)]).numpy()
+    # 9 // (2 * 2) = 2 timescales each: channels 0-3 by word, 4-7 by sentence, 8 untouched.
+    np.testing.assert_allclose(out[..., :4], reference_timing(word, 4), atol=1e-5)
+    np.testing.assert_allclose(out[..., 4:8], reference_timing(sentence, 4), atol=1e-5)
+    assert not out[..., 8].any()
+    from_features = common_attention.add_timing_signals_from_features(
+        tf.zeros([2, 5, 9]), {"sentence": tf.constant(sentence)}, ",sentence")
+    np.testing.assert_allclose(from_features, out, atol=1e-6)
+
+
+def test_layer_timing_signals():
+    x = np.random.RandomState(0).randn(2, 3, 6).astype(np.float32)
+    sinusoid = common_attention.add_layer_timing_signal_sinusoid_1d(tf.constant(x), 2, 4)
+    np.testing.assert_allclose(sinusoid - x, np.broadcast_to(
+        reference_timing([2], 6), (2, 3, 6)), atol=1e-5)
+
+    def build():
+        y = common_attention.add_layer_timing_signal_learned_1d(tf.constant(x), 1, 3)
+        assert [var.op.name for var in v1.global_variables()] == ["layer_embedding"]
+        return y, v1.global_variables()[0]
+
+    y, table = run_graph(build)
+    assert table.shape == (3, 1, 1, 6)
+    np.testing.assert_allclose(y - x, np.broadcast_to(table[1] * 6 ** 0.5, x.shape), rtol=1e-5)
+
+
+def test_batch_coordinate_biases_padding_to_length_and_first_dimensions():
+    coordinates = tf.constant([[0], [0], [1]])
+    np.testing.assert_array_equal(common_attention.attention_bias_coordinates(coordinates),
+                                  [[0, 0, -1e9], [0, 0, -1e9], [-1e9, -1e9, 0]])
+    np.testing.assert_array_equal(common_attention.attention_bias_future(coordinates),
+                                  [[0, 0, -1e9], [0, 0, -1e9], [0, 0, 0]])
+    np.testing.assert_array_equal(
+        common_attention.padding_to_length(tf.constant([[0.0, 0.0, 1.0], [0.0, 1.0, 1.0]])),
+        [2, 1])
+    x = tf.reshape(tf.range(24), [2, 3, 4])
+    np.testing.assert_array_equal(common_attention.combine_first_two_dimensions(x),
+                                  np.arange(24).reshape(6, 4))
+
+
+def test_parameter_attention_matches_numpy_and_t2t_variable_names():
+    x = np.random.RandomState(1).randn(2, 3, 8).astype(np.float32)
+
+    def build():
+        y = common_attention.parameter_attention(tf.constant(x), 8, 4, 6, memory_rows=5,
+                                                 num_heads=2, dropout_rate=0.0)
+        return y, {var.op.name: var for var in v1.global_variables()}
+
+    y, variables = run_graph(build)
+    assert sorted(variables) == ["parameter_attention/" + n for n in (
+        "k", "output_transform/kernel", "q_transform/kernel", "v")]
+    assert variables["parameter_attention/k"].shape == (2, 5, 4)
+    assert variables["parameter_attention/v"].shape == (2, 5, 2)
+    q = (x @ variables["parameter_attention/q_transform/kernel"]).reshape(2, 3, 2, 4)
+    heads = []
+    for h in range(2):
+        weights = _softmax(q[:, :, h] @ variables["parameter_attention/k"][h].T)
+        heads.append(weights @ variables["parameter_attention/v"][h])
+    expected = np.concatenate(heads, -1) @ variables["parameter_attention/output_transform/kernel"]
+    assert y.shape == (2, 3, 6)
+    np.testing.assert_allclose(y, expected, atol=1e-5)
+
+
+def test_encoder_decoder_attention_loss():
+    rng = np.random.RandomState(2)
+    expected = rng.randn(2, 3, 4).astype(np.float32)
+    logits = [rng.randn(2, 2, 3, 4).astype(np.float32) for _ in range(2)]
+    attentions = {"self_attention/dot_product_attention": np.zeros([2, 2, 3, 3], np.float32)}
+    for layer, layer_logits in enumerate(logits):
+        key = "body/decoder/layer_%d/encdec_attention/multihead_attention/dot_product_attention"
+        attentions[key % layer] = _softmax(layer_logits)
+        attentions[key % layer + "/logits"] = layer_logits
+    attentions = {key: tf.constant(value) for key, value in attentions.items()}
+    kl = common_attention.encoder_decoder_attention_loss(expected, attentions,
+                                                         loss_multiplier=2.0).numpy()
+    p = _softmax(expected)
+    q = _softmax(np.mean(logits, axis=(0, 2)))
+    np.testing.assert_allclose(kl, 2.0 * np.sum(p * np.log(p / q), -1), rtol=1e-4)
+    mse = common_attention.encoder_decoder_attention_loss(expected, attentions, "mse").numpy()
+    actual = np.mean([_softmax(l) for l in logits], axis=(0, 2))
+    np.testing.assert_allclose(mse, np.mean((p - actual) ** 2), rtol=1e-4)
