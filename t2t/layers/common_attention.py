@@ -36,7 +36,9 @@ from t2t.layers.relative_attention import (  # noqa: F401  (T2T's names, re-expo
 from t2t.layers.shape_utils import cast_like, shape_list, to_float
 from t2t.layers.softmax_attention import (  # noqa: F401  (T2T's names, re-exported)
     attention_image_summary, dot_product_attention, finish_attention_weights,
-    harden_attention_weights, maybe_upcast)
+    harden_attention_weights, maybe_upcast, scaled_dot_product_attention_simple)
+from t2t.layers.common_layers import (  # noqa: F401  (T2T's name here too)
+    mixed_precision_is_enabled)
 
 _v1 = tf.compat.v1
 
@@ -45,6 +47,19 @@ def large_compatible_negative(tensor_type):
     if tensor_type == tf.float16:
         return tf.float16.min
     return -1e9
+
+
+def add_standard_attention_hparams(hparams):
+    """Adds T2T's attention hparams (heads, channels, dropout, local and memory-compressed
+    attention settings, filter_size, relu_dropout) to `hparams`; returns it."""
+    for name, value in (("num_heads", 8), ("attention_key_channels", 0),
+                        ("attention_value_channels", 0), ("attention_dropout", 0.0),
+                        ("attention_loc_block_length", 256),
+                        ("attention_loc_block_width", 128), ("attention_red_factor", 3),
+                        ("attention_red_type", "conv"), ("attention_red_nonlinearity", "none"),
+                        ("filter_size", 2048), ("relu_dropout", 0.0)):
+        hparams.add_hparam(name, value)
+    return hparams
 
 
 # --------------------------------------------------------------------------- timing signals

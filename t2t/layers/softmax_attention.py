@@ -115,3 +115,21 @@ def dot_product_attention(q, k, v, bias, dropout_rate=0.0, image_shapes=None, na
         weights = finish_attention_weights(weights, scope, logits, save_weights_to,
                                           dropout_rate, dropout_broadcast_dims, make_image_summary, image_shapes)
         return tf.matmul(weights, v)
+
+
+def scaled_dot_product_attention_simple(q, k, v, bias, name=None):
+    """One head, one spatial dimension: softmax(q k^T / sqrt(depth_k) + bias) v.
+
+    q: [batch, length_q, depth_k]; k: [batch, length_kv, depth_k]; v: [batch,
+    length_kv, depth_v]; bias broadcastable to [batch, length_q, length_kv].
+    """
+    with _v1.variable_scope(name, default_name="scaled_dot_product_attention_simple"):
+        scalar = tf.math.rsqrt(tf.cast(shape_list(q)[2], q.dtype))
+        logits = tf.matmul(q * scalar, k, transpose_b=True)
+        if bias is not None:
+            logits += cast_like(bias, logits)
+        weights = tf.nn.softmax(logits, name="attention_weights")
+        if common_layers.should_generate_summaries():
+            _v1.summary.image("attention", tf.expand_dims(tf.pow(weights, 0.2), 3),
+                              max_outputs=1)
+        return tf.matmul(weights, v)

@@ -479,3 +479,18 @@ def test_encoder_decoder_attention_loss():
     mse = common_attention.encoder_decoder_attention_loss(expected, attentions, "mse").numpy()
     actual = np.mean([_softmax(l) for l in logits], axis=(0, 2))
     np.testing.assert_allclose(mse, np.mean((p - actual) ** 2), rtol=1e-4)
+
+
+def test_scaled_dot_product_attention_simple_and_standard_attention_hparams():
+    rng = np.random.RandomState(3)
+    q, k, v = (rng.randn(2, n, 4).astype(np.float32) for n in (3, 5, 5))
+    bias = np.where(rng.rand(2, 3, 5) < 0.3, -1e9, 0.0).astype(np.float32)
+    bias[:, :, 0] = 0.0
+    out = common_attention.scaled_dot_product_attention_simple(q, k, v, tf.constant(bias))
+    expected = _softmax(q @ k.transpose(0, 2, 1) / 2.0 + bias) @ v
+    np.testing.assert_allclose(out.numpy(), expected, atol=1e-5)
+    from t2t.core.hparam import HParams
+    hparams = common_attention.add_standard_attention_hparams(HParams(hidden_size=8))
+    assert (hparams.num_heads, hparams.attention_loc_block_length, hparams.filter_size,
+            hparams.attention_red_type) == (8, 256, 2048, "conv")
+    assert not common_attention.mixed_precision_is_enabled("float32", "float32")
