@@ -113,7 +113,8 @@ def dot_product_attention(q, k, v, bias, dropout_rate=0.0, image_shapes=None, na
             weights = harden_attention_weights(weights, hard_attention_k, gumbel_noise_weight)
         weights = cast_like(weights, q)
         weights = finish_attention_weights(weights, scope, logits, save_weights_to,
-                                          dropout_rate, dropout_broadcast_dims, make_image_summary, image_shapes)
+                                           dropout_rate, dropout_broadcast_dims,
+                                           make_image_summary, image_shapes)
         return tf.matmul(weights, v)
 
 

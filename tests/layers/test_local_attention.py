@@ -209,8 +209,8 @@ def test_masked_local_with_unknown_length_and_batch_in_a_graph():
         with v1.Session() as sess:
             got = sess.run([out, within, dilated], dict(zip(holders, (q, k, v))))
     i, j = positions(7)
-    np.testing.assert_allclose(got[0], dense_reference(q, k, v, (j <= i) & (j >= (i // 3 - 1) * 3)),
-                               atol=1e-5)
+    two_blocks = (j <= i) & (j >= (i // 3 - 1) * 3)
+    np.testing.assert_allclose(got[0], dense_reference(q, k, v, two_blocks), atol=1e-5)
     np.testing.assert_allclose(got[1], dense_reference(q, k, v, (j <= i) & (i // 3 == j // 3)),
                                atol=1e-5)
     np.testing.assert_allclose(got[2], dense_reference(q, k, v,
