@@ -11,6 +11,12 @@ and hold 0 where attention is allowed and -1e9 where it is not.
         x, None, bias, total_key_depth=16, total_value_depth=16, output_depth=16,
         num_heads=4, dropout_rate=0.0)                                  # [2, 6, 16]
 
+The attention functions of one concept each live in their own modules and are re-exported
+here under T2T's names: the softmax core in `softmax_attention`, the 1-D local, blocked and
+dilated family in `local_attention`, relative attention v2 in `relative_attention`.
+`multihead_attention(..., attention_type=...)` takes all of T2T's attention type strings
+(`SUPPORTED_ATTENTION_TYPES`).
+
 Fast decoding: pass `cache={"k": [B, heads, 0, d/heads] zeros, "v": ...}` to self-attention
 and feed one new position per call; the new keys/values are appended to the cache. For
 encoder-decoder attention, precompute `cache["k_encdec"]`/`cache["v_encdec"]` with

@@ -66,7 +66,8 @@ def test_masked_local_with_a_long_block_is_causal_dot_product_attention(mode):
         common_attention.masked_local_attention_1d(*map(tf.constant, (q, k, v)),
                                                    block_length=128),
         common_attention.dot_product_attention(
-            *map(tf.constant, (q, k, v)), common_attention.attention_bias_lower_triangle(6))))
+            *map(tf.constant, (q, k, v)), common_attention.attention_bias_lower_triangle(6),
+            name="dense")))
     np.testing.assert_allclose(out[0], out[1], atol=1e-6)
 
 
