@@ -18,7 +18,15 @@ import dataclasses
 import numbers
 from typing import Callable, Optional, Tuple, Union
 
-SUPPORTED_ATTENTION_TYPES = ("dot_product", "dot_product_relative")
+SUPPORTED_ATTENTION_TYPES = (
+    "dot_product", "dot_product_relative", "dot_product_relative_v2",
+    "dot_product_unmasked_relative_v2", "local_within_block_mask_right",
+    "local_relative_mask_right", "local_mask_right", "local_unmasked", "masked_dilated_1d",
+    "unmasked_dilated_1d")
+# Attention types whose per-position cache exists (fast decoding); as T2T's.
+CACHED_ATTENTION_TYPES = ("dot_product", "dot_product_relative")
+_NEED_MAX_RELATIVE_POSITION = ("dot_product_relative", "dot_product_relative_v2",
+                               "dot_product_unmasked_relative_v2")
 _PADDINGS = ("VALID", "SAME", "LEFT")
 
 
@@ -35,9 +43,16 @@ class MultiheadAttentionConfig:
       output_depth: channels of the layer's output.
       num_heads: heads; both depths must be divisible by it.
       dropout_rate: dropout on the attention weights, in [0, 1).
-      attention_type: "dot_product", "dot_product_relative" (needs max_relative_position)
-        or a callable f(q, k, v, **kwargs) on per-head tensors.
+      attention_type: one of SUPPORTED_ATTENTION_TYPES (T2T's strings; the relative ones
+        but "local_relative_mask_right" need max_relative_position) or a callable
+        f(q, k, v, **kwargs) on per-head tensors.
       max_relative_position: clipping distance of relative position embeddings.
+      heads_share_relative_embedding, add_relative_to_values: the "*relative_v2" and
+        "local_relative_mask_right" options (one embedding for all heads; relative
+        embeddings added to the values too).
+      block_length: query block of the local and dilated types; block_width: how far
+        "local_unmasked" looks to each side, and the dilated types' memory block size.
+      gap_size, num_memory_blocks: the dilated types' gap and memory blocks per side.
       q_filter_width, kv_filter_width, q_padding, kv_padding: 1-D convolutions instead of
         dense projections when the widths are > 1 (padding "VALID", "SAME" or "LEFT").
       image_shapes: for attention-weight image summaries of image models.
@@ -56,6 +71,12 @@ class MultiheadAttentionConfig:
     dropout_rate: float = 0.0
     attention_type: Union[str, Callable] = "dot_product"
     max_relative_position: Optional[int] = None
+    heads_share_relative_embedding: bool = False
+    add_relative_to_values: bool = False
+    block_length: int = 128
+    block_width: int = 128
+    gap_size: int = 0
+    num_memory_blocks: int = 2
     q_filter_width: int = 1
     kv_filter_width: int = 1
     q_padding: str = "VALID"
@@ -88,9 +109,15 @@ class MultiheadAttentionConfig:
                 self.attention_type not in SUPPORTED_ATTENTION_TYPES):
             fail("attention_type %r is not supported in t2t; use one of %s or a callable" % (
                 self.attention_type, ", ".join(SUPPORTED_ATTENTION_TYPES)))
-        if self.attention_type == "dot_product_relative" and not self.max_relative_position:
-            fail("attention_type 'dot_product_relative' needs max_relative_position > 0, got "
-                 "%r" % (self.max_relative_position,))
+        if (self.attention_type in _NEED_MAX_RELATIVE_POSITION and
+                not self.max_relative_position):
+            fail("attention_type %r needs max_relative_position > 0, got %r" % (
+                self.attention_type, self.max_relative_position))
+        for field in ("block_length", "block_width", "num_memory_blocks"):
+            if not isinstance(getattr(self, field), int) or getattr(self, field) < 1:
+                fail("%s must be a positive int, got %r" % (field, getattr(self, field)))
+        if not isinstance(self.gap_size, int) or self.gap_size < 0:
+            fail("gap_size must be an int >= 0, got %r" % (self.gap_size,))
         for field in ("q_filter_width", "kv_filter_width"):
             if getattr(self, field) < 1:
                 fail("%s must be >= 1, got %r" % (field, getattr(self, field)))
@@ -127,6 +154,8 @@ class MultiheadAttentionConfig:
             dropout_rate=get("attention_dropout", 0.0),
             attention_type=attention_type or get("self_attention_type", "dot_product"),
             max_relative_position=get("max_relative_position") or None,
+            heads_share_relative_embedding=bool(get("heads_share_relative_embedding")),
+            add_relative_to_values=bool(get("add_relative_to_values")),
             dropout_broadcast_dims=_comma_separated_ints(
                 get("attention_dropout_broadcast_dims") or "") or None,
             vars_3d=get("attention_variables_3d", False),

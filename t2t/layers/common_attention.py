@@ -11,20 +11,40 @@ and hold 0 where attention is allowed and -1e9 where it is not.
         x, None, bias, total_key_depth=16, total_value_depth=16, output_depth=16,
         num_heads=4, dropout_rate=0.0)                                  # [2, 6, 16]
 
+The attention functions of one concept each live in their own modules and are re-exported
+here under T2T's names: the softmax core in `softmax_attention`, the 1-D local, blocked and
+dilated family in `local_attention`, relative attention v2 in `relative_attention`.
+`multihead_attention(..., attention_type=...)` takes all of T2T's attention type strings
+(`SUPPORTED_ATTENTION_TYPES`).
+
 Fast decoding: pass `cache={"k": [B, heads, 0, d/heads] zeros, "v": ...}` to self-attention
 and feed one new position per call; the new keys/values are appended to the cache. For
 encoder-decoder attention, precompute `cache["k_encdec"]`/`cache["v_encdec"]` with
 `compute_attention_component` + `split_heads` under the layer's scope.
 """
+import functools
 import math
 
 import tensorflow as tf
 
 from t2t.layers import common_layers
-from t2t.layers import dropout as dropout_lib
 from t2t.layers.attention_config import (  # noqa: F401  (SUPPORTED_ATTENTION_TYPES: T2T's name)
-    SUPPORTED_ATTENTION_TYPES, MultiheadAttentionConfig)
+    CACHED_ATTENTION_TYPES, SUPPORTED_ATTENTION_TYPES, MultiheadAttentionConfig)
+from t2t.layers.local_attention import (  # noqa: F401  (T2T's names, re-exported)
+    dilated_self_attention_1d, gather_dilated_memory_blocks, local_attention_1d,
+    masked_dilated_self_attention_1d, masked_local_attention_1d,
+    masked_relative_local_attention_1d, masked_within_block_local_attention_1d,
+    reshape_by_blocks)
+from t2t.layers.relative_attention import (  # noqa: F401  (T2T's names, re-exported)
+    dot_product_self_attention_relative_v2, dot_product_unmasked_self_attention_relative_v2,
+    get_relative_embeddings_left, get_relative_embeddings_left_right,
+    matmul_with_relative_keys, matmul_with_relative_values)
 from t2t.layers.shape_utils import cast_like, shape_list, to_float
+from t2t.layers.softmax_attention import (  # noqa: F401  (T2T's names, re-exported)
+    attention_image_summary, dot_product_attention, finish_attention_weights,
+    harden_attention_weights, maybe_upcast, scaled_dot_product_attention_simple)
+from t2t.layers.common_layers import (  # noqa: F401  (T2T's name here too)
+    mixed_precision_is_enabled)
 
 _v1 = tf.compat.v1
 
@@ -35,11 +55,17 @@ def large_compatible_negative(tensor_type):
     return -1e9
 
 
-def maybe_upcast(logits, activation_dtype=None, weight_dtype=None, hparams=None):
-    """Cast logits to float32 under mixed precision (so the softmax is stable)."""
-    if common_layers.mixed_precision_is_enabled(activation_dtype, weight_dtype, hparams):
-        return tf.cast(logits, tf.float32)
-    return logits
+def add_standard_attention_hparams(hparams):
+    """Adds T2T's attention hparams (heads, channels, dropout, local and memory-compressed
+    attention settings, filter_size, relu_dropout) to `hparams`; returns it."""
+    for name, value in (("num_heads", 8), ("attention_key_channels", 0),
+                        ("attention_value_channels", 0), ("attention_dropout", 0.0),
+                        ("attention_loc_block_length", 256),
+                        ("attention_loc_block_width", 128), ("attention_red_factor", 3),
+                        ("attention_red_type", "conv"), ("attention_red_nonlinearity", "none"),
+                        ("filter_size", 2048), ("relu_dropout", 0.0)):
+        hparams.add_hparam(name, value)
+    return hparams
 
 
 # --------------------------------------------------------------------------- timing signals
@@ -91,6 +117,63 @@ def add_timing_signal_1d_given_position(x, position, min_timescale=1.0, max_time
     signal = tf.concat([tf.sin(scaled_time), tf.cos(scaled_time)], axis=2)
     signal = tf.pad(signal, [[0, 0], [0, 0], [0, tf.math.floormod(channels, 2)]])
     return x + cast_like(signal, x)
+
+
+def add_timing_signals_given_positions(x, positions, min_timescale=1.0, max_timescale=1.0e4):
+    """One sinusoid signal per position tensor, in consecutive channel ranges.
+
+    positions: a list of [batch, length] tensors, or None for 0 .. length - 1. With n of
+    them, each gets channels // (2n) timescales; leftover channels stay unchanged.
+
+        add_timing_signals_given_positions(x, [None, sentence_ids])   # word and sentence
+    """
+    batch, length, channels = shape_list(x)[:3]
+    num_dims = len(positions)
+    num_timescales = channels // (num_dims * 2)
+    inv_timescales = _inv_timescales(num_timescales, min_timescale, max_timescale)
+    for dim, position in enumerate(positions):
+        if position is None:
+            position = tf.tile(tf.range(length)[None, :], [batch, 1])
+        scaled_time = tf.expand_dims(to_float(position), 2) * inv_timescales[None, None, :]
+        signal = tf.concat([tf.sin(scaled_time), tf.cos(scaled_time)], axis=2)
+        prepad = dim * 2 * num_timescales
+        postpad = channels - (dim + 1) * 2 * num_timescales
+        x += cast_like(tf.pad(signal, [[0, 0], [0, 0], [prepad, postpad]]), x)
+    return x
+
+
+def add_timing_signals_from_features(x, features, position_features, min_timescale=1.0,
+                                     max_timescale=1.0e4):
+    """add_timing_signals_given_positions with the features named in a comma-separated
+    string (an empty name: 0 .. length - 1)."""
+    return add_timing_signals_given_positions(
+        x, [features.get(name) for name in position_features.split(",")], min_timescale,
+        max_timescale)
+
+
+def get_layer_timing_signal_learned_1d(channels, layer, num_layers):
+    """[1, 1, channels]: row `layer` of the variable `layer_embedding` ([num_layers, 1, 1,
+    channels], N(0, channels^-0.5)) times sqrt(channels); marks a layer's depth."""
+    embedding = _v1.get_variable(
+        "layer_embedding", [num_layers, 1, 1, channels],
+        initializer=_v1.random_normal_initializer(0, channels ** -0.5))
+    return (embedding * channels ** 0.5)[layer]
+
+
+def add_layer_timing_signal_learned_1d(x, layer, num_layers):
+    """x [batch, length, channels] + get_layer_timing_signal_learned_1d."""
+    return x + get_layer_timing_signal_learned_1d(shape_list(x)[-1], layer, num_layers)
+
+
+def get_layer_timing_signal_sinusoid_1d(channels, layer, num_layers):
+    """[1, 1, channels]: the timing signal of position `layer` among num_layers."""
+    return tf.expand_dims(get_timing_signal_1d(num_layers, channels)[:, layer, :], axis=1)
+
+
+def add_layer_timing_signal_sinusoid_1d(x, layer, num_layers):
+    """x [batch, length, channels] + get_layer_timing_signal_sinusoid_1d."""
+    return x + cast_like(
+        get_layer_timing_signal_sinusoid_1d(shape_list(x)[-1], layer, num_layers), x)
 
 
 def add_positional_embedding(x, max_length, name=None, positions=None):
@@ -177,6 +260,33 @@ def attention_bias_prepend_inputs_full_attention(padding):
     return tf.expand_dims(bias, 1)
 
 
+def padding_to_length(padding):
+    """[..., length] padding (1.0 at padding) -> int32 [...] count of non-padding."""
+    return tf.cast(tf.reduce_sum(1.0 - padding, axis=-1), tf.int32)
+
+
+def attention_bias_batch(batch_coordinates_q, batch_coordinates_k=None, condition_fn=None):
+    """[length_q, length_k]: -1e9 * condition_fn(coordinate_k - coordinate_q).
+
+    The coordinates ([length, 1], the example each position of a flattened batch belongs
+    to) keep examples apart: see attention_bias_coordinates and attention_bias_future.
+    """
+    if batch_coordinates_k is None:
+        batch_coordinates_k = batch_coordinates_q
+    coordinates_q = to_float(tf.squeeze(batch_coordinates_q, 1))
+    coordinates_k = to_float(tf.squeeze(batch_coordinates_k, 1))
+    return condition_fn(coordinates_k[None, :] - coordinates_q[:, None]) * -1e9
+
+
+# -1e9 between positions of different examples.
+attention_bias_coordinates = functools.partial(
+    attention_bias_batch, condition_fn=lambda bias: tf.minimum(1.0, tf.abs(bias)))
+
+# -1e9 from a position to those of later examples (a lower triangle by example).
+attention_bias_future = functools.partial(
+    attention_bias_batch, condition_fn=lambda bias: tf.maximum(0.0, tf.minimum(1.0, bias)))
+
+
 def attention_bias_proximal(length):
     """[1, 1, length, length] bias -log(1 + |i - j|), favouring nearby positions."""
     r = to_float(tf.range(length))
@@ -202,6 +312,14 @@ def combine_last_two_dimensions(x):
     return tf.reshape(x, x_shape[:-2] + [a * b])
 
 
+def combine_first_two_dimensions(x):
+    """[a, b, ...] -> [a * b, ...]."""
+    ret = tf.reshape(x, tf.concat([[-1], shape_list(x)[2:]], 0))
+    a, b = x.get_shape().dims[:2]
+    ret.set_shape([a * b if a and b else None] + x.get_shape().dims[2:])
+    return ret
+
+
 def split_heads(x, num_heads):
     """[batch, length, channels] -> [batch, num_heads, length, channels / num_heads]."""
     return tf.transpose(split_last_dimension(x, num_heads), [0, 2, 1, 3])
@@ -210,96 +328,6 @@ def split_heads(x, num_heads):
 def combine_heads(x):
     """Inverse of split_heads: [batch, heads, length, d] -> [batch, length, heads * d]."""
     return combine_last_two_dimensions(tf.transpose(x, [0, 2, 1, 3]))
-
-
-def attention_image_summary(attn, image_shapes=None):
-    """An image summary of attention weights [batch, heads, query, memory], heads as RGB.
-
-    image_shapes: (q_rows, q_cols, m_rows, m_cols) or, with channels,
-    (q_rows, q_cols, q_channels, m_rows, m_cols, m_channels) when positions are pixels.
-    """
-    attn = tf.cast(attn, tf.float32)
-    num_heads = shape_list(attn)[1]
-    image = tf.transpose(attn, [0, 2, 3, 1])  # [batch, query, memory, heads]
-    image = tf.pow(image, 0.2)  # brighten small weights
-    # Pad heads to a multiple of 3; each third becomes one colour channel.
-    image = tf.pad(image, [[0, 0], [0, 0], [0, 0], [0, tf.math.floormod(-num_heads, 3)]])
-    image = tf.reduce_max(split_last_dimension(image, 3), 4)
-    if image_shapes is not None:
-        if len(image_shapes) == 4:
-            q_rows, q_cols, m_rows, m_cols = list(image_shapes)
-            image = tf.reshape(image, [-1, q_rows, q_cols, m_rows, m_cols, 3])
-            image = tf.transpose(image, [0, 1, 3, 2, 4, 5])
-            image = tf.reshape(image, [-1, q_rows * m_rows, q_cols * m_cols, 3])
-        elif len(image_shapes) == 6:
-            q_rows, q_cols, q_channels, m_rows, m_cols, m_channels = list(image_shapes)
-            image = tf.reshape(image, [-1, q_rows, q_cols, q_channels, m_rows, m_cols,
-                                       m_channels, 3])
-            image = tf.transpose(image, [0, 1, 4, 3, 2, 5, 6, 7])
-            image = tf.reshape(image, [-1, q_rows * m_rows * q_channels,
-                                       q_cols * m_cols * m_channels, 3])
-        else:
-            raise ValueError("attention_image_summary: image_shapes must have 4 or 6 "
-                             "entries, got %r" % (image_shapes,))
-    _v1.summary.image("attention", image, max_outputs=1)
-
-
-def harden_attention_weights(weights, k, gumbel_noise_weight):
-    """Keep only the k largest weights per query, renormalised; optional Gumbel noise.
-
-        harden_attention_weights(tf.constant([[0.5, 0.3, 0.2]]), 2, 0.0)   # [[0.625, 0.375, 0]]
-    """
-    if gumbel_noise_weight > 0.0:
-        gumbel_noise = -tf.math.log(-tf.math.log(tf.random.uniform(
-            tf.shape(weights), minval=1e-5, maxval=1 - 1e-5)))
-        weights += gumbel_noise * gumbel_noise_weight
-    # Fewer than k memory positions (early decoding steps) keep them all.
-    k = tf.minimum(k, tf.shape(weights)[-1])
-    kth_largest = tf.stop_gradient(tf.math.top_k(weights, k).values[..., -1:])
-    weights = tf.nn.relu(tf.where(weights >= kth_largest, weights, tf.zeros_like(weights)))
-    weights_sum = tf.maximum(tf.reduce_sum(weights, axis=-1, keepdims=True), 1e-6)
-    return weights / weights_sum
-
-
-# --------------------------------------------------------------------------- attention
-def _finish_weights(weights, scope, logits, save_weights_to, dropout_rate,
-                    dropout_broadcast_dims, make_image_summary, image_shapes):
-    # Shared tail of the attention functions: record, drop out, summarise.
-    if save_weights_to is not None:
-        save_weights_to[scope.name] = weights
-        save_weights_to[scope.name + "/logits"] = logits
-    weights = dropout_lib.dropout_with_broadcast_dims(
-        weights, 1.0 - dropout_rate, broadcast_dims=dropout_broadcast_dims)
-    if make_image_summary and common_layers.should_generate_summaries():
-        attention_image_summary(weights, image_shapes)
-    return weights
-
-
-def dot_product_attention(q, k, v, bias, dropout_rate=0.0, image_shapes=None, name=None,
-                          make_image_summary=True, save_weights_to=None,
-                          dropout_broadcast_dims=None, activation_dtype=None,
-                          weight_dtype=None, hard_attention_k=0, gumbel_noise_weight=0.0):
-    """softmax(q k^T + bias) v.
-
-    q: [batch, heads, length_q, depth_k]; k: [batch, heads, length_kv, depth_k];
-    v: [batch, heads, length_kv, depth_v]; bias broadcastable to [batch, heads, q, kv].
-    Returns [batch, heads, length_q, depth_v]. q is not scaled here (multihead_attention
-    scales it by depth_k^-0.5). save_weights_to (a dict) receives the weights and logits
-    under this scope's name; hard_attention_k > 0 keeps only the k largest weights.
-    """
-    with _v1.variable_scope(name, default_name="dot_product_attention",
-                            values=[q, k, v]) as scope:
-        logits = tf.matmul(q, k, transpose_b=True)  # [..., length_q, length_kv]
-        if bias is not None:
-            logits += cast_like(bias, logits)
-        logits = maybe_upcast(logits, activation_dtype, weight_dtype)
-        weights = tf.nn.softmax(logits, name="attention_weights")
-        if hard_attention_k > 0:
-            weights = harden_attention_weights(weights, hard_attention_k, gumbel_noise_weight)
-        weights = cast_like(weights, q)
-        weights = _finish_weights(weights, scope, logits, save_weights_to, dropout_rate,
-                                  dropout_broadcast_dims, make_image_summary, image_shapes)
-        return tf.matmul(weights, v)
 
 
 def _generate_relative_positions_matrix(length_q, length_k, max_relative_position,
@@ -383,8 +411,9 @@ def dot_product_attention_relative(q, k, v, bias, max_relative_position, dropout
         weights = tf.nn.softmax(logits, name="attention_weights")
         if hard_attention_k > 0:
             weights = harden_attention_weights(weights, hard_attention_k, gumbel_noise_weight)
-        weights = _finish_weights(weights, scope, logits, save_weights_to, dropout_rate,
-                                  None, make_image_summary, image_shapes)
+        weights = finish_attention_weights(weights, scope, logits, save_weights_to,
+                                           dropout_rate, None, make_image_summary,
+                                           image_shapes)
         return _relative_attention_inner(weights, v, relations_values, False)
 
 
@@ -435,6 +464,50 @@ def compute_qkv(query_antecedent, memory_antecedent, total_key_depth, total_valu
                                     kv_padding, "v", vars_3d_num_heads=vars_3d_num_heads,
                                     layer_collection=layer_collection)
     return q, k, v
+
+
+def _relative_v2(function):
+    def attend(q, k, v, bias, config, save_weights_to):
+        return function(q, k, v, bias, config.max_relative_position, config.dropout_rate,
+                        config.image_shapes, save_weights_to=save_weights_to,
+                        make_image_summary=config.make_image_summary,
+                        dropout_broadcast_dims=config.dropout_broadcast_dims,
+                        heads_share_relative_embedding=config.heads_share_relative_embedding,
+                        add_relative_to_values=config.add_relative_to_values)
+    return attend
+
+
+def _dilated(function):
+    def attend(q, k, v, bias, config, save_weights_to):
+        del bias, save_weights_to  # dilated attention makes its own masks
+        return function(q, k, v, config.block_length, config.block_width, config.gap_size,
+                        config.num_memory_blocks)
+    return attend
+
+
+# The attention types beside "dot_product(_relative)": f(q, k, v, bias, config,
+# save_weights_to), called with T2T's arguments. The local types take no bias (they
+# mask by themselves), as in T2T.
+_OTHER_ATTENTION = {
+    "dot_product_relative_v2": _relative_v2(dot_product_self_attention_relative_v2),
+    "dot_product_unmasked_relative_v2": _relative_v2(
+        dot_product_unmasked_self_attention_relative_v2),
+    "local_within_block_mask_right": lambda q, k, v, bias, c, saved: (
+        masked_within_block_local_attention_1d(q, k, v, block_length=c.block_length)),
+    "local_relative_mask_right": lambda q, k, v, bias, c, saved: (
+        masked_relative_local_attention_1d(
+            q, k, v, block_length=c.block_length, make_image_summary=c.make_image_summary,
+            dropout_rate=c.dropout_rate,
+            heads_share_relative_embedding=c.heads_share_relative_embedding,
+            add_relative_to_values=c.add_relative_to_values,
+            name="masked_relative_local_attention_1d")),
+    "local_mask_right": lambda q, k, v, bias, c, saved: masked_local_attention_1d(
+        q, k, v, block_length=c.block_length, make_image_summary=c.make_image_summary),
+    "local_unmasked": lambda q, k, v, bias, c, saved: local_attention_1d(
+        q, k, v, block_length=c.block_length, filter_width=c.block_width),
+    "masked_dilated_1d": _dilated(masked_dilated_self_attention_1d),
+    "unmasked_dilated_1d": _dilated(dilated_self_attention_1d),
+}
 
 
 def _update_cache(cache, key, new, decode_loop_step):
@@ -489,9 +562,8 @@ def multihead_attention(query_antecedent, memory_antecedent, bias, total_key_dep
       cache: for step-by-step decoding (see `multihead_attention_with_config`).
       decode_loop_step (kwarg): with a fixed-size cache, the position to write.
       activation_dtype, weight_dtype (kwargs): mixed-precision settings.
-      block_length, block_width, gap_size, num_memory_blocks, heads_share_relative_embedding,
-      add_relative_to_values, chunk_number, memory_height, area_*_mode, training: accepted
-      for T2T compatibility; they only matter for attention types t2t does not implement.
+      chunk_number, memory_height, area_*_mode, training: accepted for T2T compatibility;
+      they only matter for recurrent memory and area attention, which t2t does not have.
       The other arguments are the fields of `MultiheadAttentionConfig`.
 
     Returns:
@@ -499,9 +571,7 @@ def multihead_attention(query_antecedent, memory_antecedent, bias, total_key_dep
 
         y = multihead_attention(x, None, attention_bias_lower_triangle(6), 16, 16, 16, 4, 0.0)
     """
-    del (heads_share_relative_embedding, add_relative_to_values, block_length, block_width,
-         gap_size, num_memory_blocks, chunk_number, memory_height, area_key_mode,
-         area_value_mode, training)
+    del chunk_number, memory_height, area_key_mode, area_value_mode, training
     _check_unsupported_multihead_args(layer_collection, recurrent_memory, max_area_width,
                                       max_area_height)
     decode_loop_step = kwargs.pop("decode_loop_step", None)
@@ -510,6 +580,9 @@ def multihead_attention(query_antecedent, memory_antecedent, bias, total_key_dep
         total_key_depth=total_key_depth, total_value_depth=total_value_depth,
         output_depth=output_depth, num_heads=num_heads, dropout_rate=dropout_rate,
         attention_type=attention_type, max_relative_position=max_relative_position,
+        heads_share_relative_embedding=heads_share_relative_embedding,
+        add_relative_to_values=add_relative_to_values, block_length=block_length,
+        block_width=block_width, gap_size=gap_size, num_memory_blocks=num_memory_blocks,
         q_filter_width=q_filter_width, kv_filter_width=kv_filter_width, q_padding=q_padding,
         kv_padding=kv_padding, image_shapes=image_shapes,
         make_image_summary=make_image_summary,
@@ -545,9 +618,11 @@ def multihead_attention_with_config(query_antecedent, memory_antecedent, bias, c
     """
     num_heads = config.num_heads
     if cache is not None:
-        if callable(config.attention_type):
+        if callable(config.attention_type) or (
+                config.attention_type not in CACHED_ATTENTION_TYPES):
             raise ValueError("a cache (fast decoding) needs attention_type 'dot_product' or "
-                             "'dot_product_relative', not a callable")
+                             "'dot_product_relative', not %r; decode without a cache" % (
+                                 config.attention_type,))
         if bias is None:
             raise ValueError("multihead_attention with a cache needs a bias (e.g. the "
                              "causal bias sliced to the current step)")
@@ -589,13 +664,16 @@ def multihead_attention_with_config(query_antecedent, memory_antecedent, bias, c
                 activation_dtype=config.activation_dtype, weight_dtype=config.weight_dtype,
                 hard_attention_k=config.hard_attention_k,
                 gumbel_noise_weight=config.gumbel_noise_weight)
-        else:  # "dot_product_relative"
+        elif config.attention_type == "dot_product_relative":
             x = dot_product_attention_relative(
                 q, k, v, bias, config.max_relative_position, config.dropout_rate,
                 config.image_shapes, save_weights_to=save_weights_to,
                 make_image_summary=config.make_image_summary, cache=cache is not None,
                 allow_memory=False, hard_attention_k=config.hard_attention_k,
                 gumbel_noise_weight=config.gumbel_noise_weight)
+        else:
+            x = _OTHER_ATTENTION[config.attention_type](q, k, v, bias, config,
+                                                        save_weights_to)
         x = combine_heads(x)
         x.set_shape(x.shape.as_list()[:-1] + [config.total_value_depth])
 
@@ -609,3 +687,65 @@ def multihead_attention_with_config(query_antecedent, memory_antecedent, bias, c
             x = common_layers.dense(x, config.output_depth, use_bias=False,
                                     name="output_transform")
         return x
+
+
+def parameter_attention(x, total_key_depth, total_value_depth, output_depth, memory_rows,
+                        num_heads, dropout_rate, name=None):
+    """Multi-head attention over memory_rows learned key/value rows (variables `k`, `v`).
+
+    x: [batch, length_q, channels] -> [batch, length_q, output_depth]. Only the queries
+    (`q_transform`) and the output (`output_transform`) are projected. Dropout drops
+    whole value rows per head, the same for every query.
+    """
+    with _v1.variable_scope(name, default_name="parameter_attention", values=[x]):
+        head_size_k = total_key_depth // num_heads
+        head_size_v = total_value_depth // num_heads
+        k = _v1.get_variable("k", [num_heads, memory_rows, head_size_k],
+                             initializer=_v1.random_normal_initializer(
+                                 0, output_depth ** -0.5 * num_heads ** 0.5))
+        v = _v1.get_variable("v", [num_heads, memory_rows, head_size_v],
+                             initializer=_v1.random_normal_initializer(
+                                 0, output_depth ** -0.5 * output_depth ** 0.5))
+        batch_size, length = shape_list(x)[:2]
+        q = common_layers.dense(x, total_key_depth, use_bias=False, name="q_transform")
+        if dropout_rate:
+            v = tf.nn.dropout(v, rate=dropout_rate, noise_shape=[num_heads, memory_rows, 1])
+        # [heads, batch * length, head_size]: every query of a head against its rows.
+        q = tf.reshape(tf.transpose(tf.reshape(q, [batch_size, length, num_heads,
+                                                   head_size_k]), [2, 0, 1, 3]),
+                       [num_heads, batch_size * length, head_size_k])
+        y = tf.matmul(tf.nn.softmax(tf.matmul(q, k, transpose_b=True)), v)
+        y = tf.transpose(tf.reshape(y, [num_heads, batch_size, length, head_size_v]),
+                         [1, 2, 0, 3])
+        y = tf.reshape(y, [batch_size, length, total_value_depth])
+        y.set_shape([None, None, total_value_depth])
+        return common_layers.dense(y, output_depth, use_bias=False, name="output_transform")
+
+
+def encoder_decoder_attention_loss(expected_attention_logits, actual_attentions,
+                                   loss_type="kl_divergence", loss_multiplier=1.0):
+    """How far the encoder-decoder attention is from an expected one.
+
+    expected_attention_logits: [batch, target_length, input_length].
+    actual_attentions: the dict `save_weights_to` filled (a Transformer's
+      `attention_weights`); its "encdec_attention" entries, averaged over layers and
+      heads, are compared.
+    loss_type: "kl_divergence" (of the actual from the expected distribution, per
+      target position: [batch, target_length], from the saved logits) or "mse" (of the
+      weights, a scalar).
+    """
+    def mean_over_layers_and_heads(want_logits):
+        tensors = [t for key, t in actual_attentions.items()
+                   if "encdec_attention" in key and key.endswith("/logits") == want_logits]
+        return tf.reduce_mean(tf.stack(tensors), [0, 2])
+
+    if loss_type == "mse":
+        expected_weights = tf.nn.softmax(expected_attention_logits)
+        loss = _v1.losses.mean_squared_error(expected_weights,
+                                             mean_over_layers_and_heads(False))
+    else:
+        actual_logits = mean_over_layers_and_heads(True)
+        expected_log_p = tf.nn.log_softmax(expected_attention_logits)
+        loss = tf.reduce_sum(tf.exp(expected_log_p) *
+                             (expected_log_p - tf.nn.log_softmax(actual_logits)), -1)
+    return loss * loss_multiplier

@@ -24,7 +24,7 @@ from typing import Callable
 import tensorflow as tf
 
 from t2t.core.errors import UserError
-from t2t.layers import common_attention
+from t2t.layers import softmax_attention
 from t2t.layers import common_layers
 from t2t.layers import dropout as dropout_lib
 from t2t.layers import loop_invariants
@@ -398,7 +398,7 @@ def image_channel_embeddings_top(body_output, targets, model_hparams, vocab_size
 def generic_loss(top_out, targets, model_hparams, vocab_size, weights_fn):
     """padded_cross_entropy with hparams.label_smoothing: (sum of losses, sum of weights)."""
     del vocab_size
-    logits = common_attention.maybe_upcast(top_out, hparams=model_hparams)
+    logits = softmax_attention.maybe_upcast(top_out, hparams=model_hparams)
     cutoff = model_hparams.get("video_modality_loss_cutoff") or 0.0
     return losses.padded_cross_entropy(logits, targets, model_hparams.label_smoothing,
                                               cutoff=cutoff, weights_fn=weights_fn)

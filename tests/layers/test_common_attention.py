@@ -200,8 +200,12 @@ def test_multihead_attention_3d_variables():
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    (dict(attention_type="local_mask_right"), "attention_type 'local_mask_right' is not "
-                                              "supported in t2t"),
+    (dict(attention_type="local_mask_left"), "attention_type 'local_mask_left' is not "
+                                             "supported in t2t"),
+    (dict(attention_type="local_mask_right", cache={"k": None, "v": None}, bias=0.0),
+     "a cache .* not 'local_mask_right'; decode without a cache"),
+    (dict(attention_type="dot_product_relative_v2"), "'dot_product_relative_v2' needs "
+                                                     "max_relative_position > 0"),
     (dict(total_key_depth=10), r"total_key_depth \(10\) must be divisible by num_heads \(4\)"),
     (dict(cache={"k": None, "v": None}), "with a cache needs a bias"),
     (dict(attention_type="dot_product_relative"), "needs max_relative_position > 0"),
@@ -333,6 +337,8 @@ def test_encoder_decoder_attention_uses_precomputed_cache():
     (dict(attention_type="local"), "attention_type 'local' is not supported"),
     (dict(q_padding="valid"), "q_padding must be one of VALID, SAME, LEFT, got 'valid'"),
     (dict(hard_attention_k=-1), "hard_attention_k must be >= 0"),
+    (dict(block_length=0), "block_length must be a positive int, got 0"),
+    (dict(gap_size=-1), "gap_size must be an int >= 0, got -1"),
 ])
 def test_attention_config_validates_each_field(fields, match):
     settings = dict(total_key_depth=8, total_value_depth=8, output_depth=8, num_heads=4)
@@ -345,7 +351,10 @@ def test_attention_config_is_frozen_and_from_hparams_reads_the_transformer_setti
     from t2t.models import transformer
     hparams = transformer.transformer_tiny()
     hparams.attention_dropout_broadcast_dims = "0,1"
+    hparams.heads_share_relative_embedding = True
     config = MultiheadAttentionConfig.from_hparams(hparams, attention_type="dot_product")
+    assert config.heads_share_relative_embedding and not config.add_relative_to_values
+    assert (config.block_length, config.block_width, config.gap_size) == (128, 128, 0)
     assert (config.total_key_depth, config.output_depth, config.num_heads) == (128, 128, 4)
     assert config.dropout_broadcast_dims == (0, 1) and config.key_depth_per_head == 32
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -382,3 +391,106 @@ def test_t2t_signature_is_kept():
                          "total_value_depth", "output_depth", "num_heads", "dropout_rate"]
     assert {"attention_type", "cache", "vars_3d", "layer_collection", "max_area_width",
             "training", "kwargs"} <= set(names)
+
+
+# ------------------------------------------------- T2T's smaller helpers (timing, biases, ...)
+def test_timing_signals_given_positions_fill_one_channel_range_each():
+    word = np.tile(np.arange(5), [2, 1])
+    sentence = np.array([[0, 0, 1, 1, 1], [0, 1, 2, 2, 2]])
+    out = common_attention.add_timing_signals_given_positions(
+        tf.zeros([2, 5, 9]), [None, tf.constant(sentence)]).numpy()
+    # 9 // (2 * 2) = 2 timescales each: channels 0-3 by word, 4-7 by sentence, 8 untouched.
+    np.testing.assert_allclose(out[..., :4], reference_timing(word, 4), atol=1e-5)
+    np.testing.assert_allclose(out[..., 4:8], reference_timing(sentence, 4), atol=1e-5)
+    assert not out[..., 8].any()
+    from_features = common_attention.add_timing_signals_from_features(
+        tf.zeros([2, 5, 9]), {"sentence": tf.constant(sentence)}, ",sentence")
+    np.testing.assert_allclose(from_features, out, atol=1e-6)
+
+
+def test_layer_timing_signals():
+    x = np.random.RandomState(0).randn(2, 3, 6).astype(np.float32)
+    sinusoid = common_attention.add_layer_timing_signal_sinusoid_1d(tf.constant(x), 2, 4)
+    np.testing.assert_allclose(sinusoid - x, np.broadcast_to(
+        reference_timing([2], 6), (2, 3, 6)), atol=1e-5)
+
+    def build():
+        y = common_attention.add_layer_timing_signal_learned_1d(tf.constant(x), 1, 3)
+        assert [var.op.name for var in v1.global_variables()] == ["layer_embedding"]
+        return y, v1.global_variables()[0]
+
+    y, table = run_graph(build)
+    assert table.shape == (3, 1, 1, 6)
+    np.testing.assert_allclose(y - x, np.broadcast_to(table[1] * 6 ** 0.5, x.shape), rtol=1e-5)
+
+
+def test_batch_coordinate_biases_padding_to_length_and_first_dimensions():
+    coordinates = tf.constant([[0], [0], [1]])
+    np.testing.assert_array_equal(common_attention.attention_bias_coordinates(coordinates),
+                                  [[0, 0, -1e9], [0, 0, -1e9], [-1e9, -1e9, 0]])
+    np.testing.assert_array_equal(common_attention.attention_bias_future(coordinates),
+                                  [[0, 0, -1e9], [0, 0, -1e9], [0, 0, 0]])
+    np.testing.assert_array_equal(
+        common_attention.padding_to_length(tf.constant([[0.0, 0.0, 1.0], [0.0, 1.0, 1.0]])),
+        [2, 1])
+    x = tf.reshape(tf.range(24), [2, 3, 4])
+    np.testing.assert_array_equal(common_attention.combine_first_two_dimensions(x),
+                                  np.arange(24).reshape(6, 4))
+
+
+def test_parameter_attention_matches_numpy_and_t2t_variable_names():
+    x = np.random.RandomState(1).randn(2, 3, 8).astype(np.float32)
+
+    def build():
+        y = common_attention.parameter_attention(tf.constant(x), 8, 4, 6, memory_rows=5,
+                                                 num_heads=2, dropout_rate=0.0)
+        return y, {var.op.name: var for var in v1.global_variables()}
+
+    y, variables = run_graph(build)
+    assert sorted(variables) == ["parameter_attention/" + n for n in (
+        "k", "output_transform/kernel", "q_transform/kernel", "v")]
+    assert variables["parameter_attention/k"].shape == (2, 5, 4)
+    assert variables["parameter_attention/v"].shape == (2, 5, 2)
+    q = (x @ variables["parameter_attention/q_transform/kernel"]).reshape(2, 3, 2, 4)
+    heads = []
+    for h in range(2):
+        weights = _softmax(q[:, :, h] @ variables["parameter_attention/k"][h].T)
+        heads.append(weights @ variables["parameter_attention/v"][h])
+    expected = np.concatenate(heads, -1) @ variables["parameter_attention/output_transform/kernel"]
+    assert y.shape == (2, 3, 6)
+    np.testing.assert_allclose(y, expected, atol=1e-5)
+
+
+def test_encoder_decoder_attention_loss():
+    rng = np.random.RandomState(2)
+    expected = rng.randn(2, 3, 4).astype(np.float32)
+    logits = [rng.randn(2, 2, 3, 4).astype(np.float32) for _ in range(2)]
+    attentions = {"self_attention/dot_product_attention": np.zeros([2, 2, 3, 3], np.float32)}
+    for layer, layer_logits in enumerate(logits):
+        key = "body/decoder/layer_%d/encdec_attention/multihead_attention/dot_product_attention"
+        attentions[key % layer] = _softmax(layer_logits)
+        attentions[key % layer + "/logits"] = layer_logits
+    attentions = {key: tf.constant(value) for key, value in attentions.items()}
+    kl = common_attention.encoder_decoder_attention_loss(expected, attentions,
+                                                         loss_multiplier=2.0).numpy()
+    p = _softmax(expected)
+    q = _softmax(np.mean(logits, axis=(0, 2)))
+    np.testing.assert_allclose(kl, 2.0 * np.sum(p * np.log(p / q), -1), rtol=1e-4)
+    mse = common_attention.encoder_decoder_attention_loss(expected, attentions, "mse").numpy()
+    actual = np.mean([_softmax(l) for l in logits], axis=(0, 2))
+    np.testing.assert_allclose(mse, np.mean((p - actual) ** 2), rtol=1e-4)
+
+
+def test_scaled_dot_product_attention_simple_and_standard_attention_hparams():
+    rng = np.random.RandomState(3)
+    q, k, v = (rng.randn(2, n, 4).astype(np.float32) for n in (3, 5, 5))
+    bias = np.where(rng.rand(2, 3, 5) < 0.3, -1e9, 0.0).astype(np.float32)
+    bias[:, :, 0] = 0.0
+    out = common_attention.scaled_dot_product_attention_simple(q, k, v, tf.constant(bias))
+    expected = _softmax(q @ k.transpose(0, 2, 1) / 2.0 + bias) @ v
+    np.testing.assert_allclose(out.numpy(), expected, atol=1e-5)
+    from t2t.core.hparam import HParams
+    hparams = common_attention.add_standard_attention_hparams(HParams(hidden_size=8))
+    assert (hparams.num_heads, hparams.attention_loc_block_length, hparams.filter_size,
+            hparams.attention_red_type) == (8, 256, 2048, "conv")
+    assert not common_attention.mixed_precision_is_enabled("float32", "float32")
