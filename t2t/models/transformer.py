@@ -240,9 +240,10 @@ def transformer_ffn_layer(x, hparams, pad_remover=None, conv_padding="LEFT",
 
     "dense_relu_dense" (alias "conv_hidden_relu"): x [B, L, d] -> [B, L, hidden_size]
     (padding positions skipped when a PadRemover is given); "conv_relu_conv": convolutions
-    of width conv_first_kernel and 1; "none": x unchanged.
+    of width conv_first_kernel and 1; "parameter_attention": attention over filter_size
+    learned memory rows; "none": x unchanged.
     """
-    del losses, cache, readout_filter_size
+    del losses, cache
     ffn_layer = hparams.ffn_layer
     relu_dropout_broadcast_dims = common_layers.comma_separated_string_to_integer_list(
         hparams.get("relu_dropout_broadcast_dims") or "")
@@ -268,10 +269,16 @@ def transformer_ffn_layer(x, hparams, pad_remover=None, conv_padding="LEFT",
             first_kernel_size=hparams.get("conv_first_kernel", 3), second_kernel_size=1,
             padding=conv_padding, nonpadding_mask=nonpadding_mask,
             dropout=hparams.relu_dropout, decode_loop_step=decode_loop_step)
+    if ffn_layer == "parameter_attention":
+        return common_attention.parameter_attention(
+            x, hparams.parameter_attention_key_channels or hparams.hidden_size,
+            hparams.parameter_attention_value_channels or hparams.hidden_size,
+            hparams.hidden_size, readout_filter_size or hparams.filter_size, hparams.num_heads,
+            hparams.attention_dropout)
     if ffn_layer == "none":
         return x
     raise ValueError("unsupported hparams.ffn_layer %r; use dense_relu_dense, "
-                     "conv_relu_conv or none" % ffn_layer)
+                     "conv_relu_conv, parameter_attention or none" % ffn_layer)
 
 
 def transformer_encoder_layer(x, encoder_self_attention_bias, layer, hparams, pad_remover=None,
@@ -485,9 +492,18 @@ class Transformer(t2t_model.T2TModel):
             decoder_self_attention_bias, hparams,
             nonpadding=features_to_nonpadding(features, "targets"), losses=losses)
         output = tf.reshape(decoder_output, targets_shape)
-        if losses:
-            return output, {"extra_loss": tf.add_n(losses)}
-        return output
+        extra_losses = {"extra_loss": tf.add_n(losses)} if losses else {}
+        expected_attentions = features.get("expected_attentions")
+        if expected_attentions is not None:
+            # Supervised attention (transformer_supervised_attention): the encoder-decoder
+            # attention is pulled towards the given one. T2T returned only this loss and
+            # an unreshaped output here, dropping the other extra losses.
+            extra_losses["attention_loss"] = tf.reduce_mean(
+                common_attention.encoder_decoder_attention_loss(
+                    expected_attentions, self.attention_weights,
+                    hparams.get("expected_attention_loss_type", "kl_divergence"),
+                    hparams.get("expected_attention_loss_multiplier", 1.0)))
+        return (output, extra_losses) if extra_losses else output
 
     # ---- decoding: the generic slow loops unless a fast decoder is plugged in.
     def _use_fast_decoding(self):

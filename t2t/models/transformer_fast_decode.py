@@ -36,7 +36,8 @@ from t2t.search import sampling
 _v1 = tf.compat.v1
 
 # Feed-forward layers that look at one position only (a step needs no history of them).
-_POSITIONWISE_FFN_LAYERS = ("dense_relu_dense", "conv_hidden_relu", "none")
+_POSITIONWISE_FFN_LAYERS = ("dense_relu_dense", "conv_hidden_relu", "parameter_attention",
+                            "none")
 
 
 def _to_4d(x):

@@ -496,6 +496,31 @@ def transformer_clean_big_tpu():
     return update_hparams_for_tpu(transformer_clean_big())
 
 
+@registry.register_hparams
+def transformer_parameter_attention_a():
+    """transformer_base with parameter attention (1,536 memory rows) as feed-forward."""
+    return _with(transformer_base(), ffn_layer="parameter_attention", filter_size=1536)
+
+
+@registry.register_hparams
+def transformer_parameter_attention_b():
+    """Parameter attention over 512 rows with 1,024-channel keys and values, 16 heads."""
+    return _with(transformer_base(), ffn_layer="parameter_attention", filter_size=512,
+                 parameter_attention_key_channels=1024,
+                 parameter_attention_value_channels=1024, num_heads=16)
+
+
+@registry.register_hparams
+def transformer_supervised_attention():
+    """transformer_base whose encoder-decoder attention learns from a feature
+    "expected_attentions" [B, target length, input length] (attention logits)."""
+    hparams = transformer_base()
+    # "kl_divergence" or "mse".
+    hparams.add_hparam("expected_attention_loss_type", "kl_divergence")
+    hparams.add_hparam("expected_attention_loss_multiplier", 1.0)
+    return hparams
+
+
 # ---------------------------------------------------------------------------- language models
 @registry.register_hparams
 def transformer_tall():

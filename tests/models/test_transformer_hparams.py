@@ -7,7 +7,7 @@ from t2t.core import registry
 from t2t.model import model_hparams
 from t2t.models import transformer, transformer_fast_decode, transformer_hparams
 
-from t2t_model_testing import PREDICT, TRAIN, batch_features, copy_examples, session
+from t2t_model_testing import EVAL, PREDICT, TRAIN, batch_features, copy_examples, session
 
 _v1 = tf.compat.v1
 SETS = sorted(name for name in dir(transformer_hparams)
@@ -33,7 +33,10 @@ def test_every_set_is_registered_and_exported_under_t2ts_module_path():
 
 def test_sets_set_no_hparam_that_transformer_base_lacks():
     # A misspelt name would be added silently and ignored; T2T's one dead name is allowed.
-    known = set(registry.hparams("transformer_base").values()) | {"shared_source_target_embedding"}
+    known = set(registry.hparams("transformer_base").values()) | {
+        "shared_source_target_embedding",
+        # transformer_supervised_attention's own (read by Transformer.body).
+        "expected_attention_loss_type", "expected_attention_loss_multiplier"}
     for name in SETS:
         extra = set(registry.hparams(name).values()) - known
         assert not extra, "%s sets %s" % (name, sorted(extra))
@@ -85,6 +88,12 @@ def test_sets_set_no_hparam_that_transformer_base_lacks():
     ("transformer_tpu_1b", {"hidden_size": 2048, "weight_dtype": "bfloat16",
                             "batch_size": 1024}),
     ("transformer_timeseries_tpu", {"batch_size": 256, "optimizer": "Adafactor"}),
+    ("transformer_parameter_attention_a", {"ffn_layer": "parameter_attention",
+                                           "filter_size": 1536}),
+    ("transformer_parameter_attention_b", {"parameter_attention_key_channels": 1024,
+                                           "num_heads": 16, "filter_size": 512}),
+    ("transformer_supervised_attention", {"expected_attention_loss_type": "kl_divergence",
+                                          "expected_attention_loss_multiplier": 1.0}),
 ])
 def test_sets_have_t2ts_values(name, values):
     hp = registry.hparams(name)
@@ -92,7 +101,8 @@ def test_sets_have_t2ts_values(name, values):
 
 
 @pytest.mark.parametrize("name", ["transformer_relative_tiny", "transformer_prepend",
-                                  "transformer_tpu_with_conv", "transformer_clean"])
+                                  "transformer_tpu_with_conv", "transformer_clean",
+                                  "transformer_parameter_attention_a"])
 def test_sets_with_their_own_graph_train(name):
     feats = batch_features(copy_examples(np.random.RandomState(0), 3, 4))
     with tf.Graph().as_default():
@@ -100,6 +110,10 @@ def test_sets_with_their_own_graph_train(name):
         model = transformer.Transformer(hp, TRAIN, model_hparams.test_problem_hparams(4, 4))
         logits, losses = model({k: tf.constant(v) for k, v in feats.items()})
         assert logits.shape.as_list() == [3, feats["targets"].shape[1], 1, 1, 4]
+        if name == "transformer_parameter_attention_a":
+            shapes = {v.name: v.shape.as_list() for v in _v1.global_variables()}
+            key = ("transformer/body/encoder/layer_0/ffn/parameter_attention/k:0")
+            assert shapes[key] == [2, 32, 8], shapes  # heads, memory rows (filter), depth
         if name == "transformer_relative_tiny":
             names = [v.name for v in _v1.global_variables()]
             assert any("self_attention/multihead_attention/dot_product_attention_relative/"
@@ -163,3 +177,28 @@ def test_scorer_needs_targets():
                                                model_hparams.test_problem_hparams(4, 4))
         with pytest.raises(ValueError, match="pass features\\['targets'\\]"):
             scorer.infer({"inputs": tf.zeros([1, 3, 1, 1], tf.int32)})
+
+
+def test_supervised_attention_pulls_the_encoder_decoder_attention_to_the_expected():
+    feats = batch_features(copy_examples(np.random.RandomState(5), 2, 4, min_len=4))
+    length_in, length_out = feats["inputs"].shape[1], feats["targets"].shape[1]
+    with tf.Graph().as_default():
+        hp = shrink(registry.hparams("transformer_supervised_attention"), layers=2)
+        model = transformer.Transformer(hp, TRAIN, model_hparams.test_problem_hparams(4, 4))
+        model.set_mode(EVAL)  # no dropout: the same attention each run
+        expected = _v1.placeholder(tf.float32, [2, length_out, length_in])
+        features = {k: tf.constant(v) for k, v in feats.items()}
+        features["expected_attentions"] = expected
+        _, losses = model(features)
+        logits = [t for key, t in model.attention_weights.items()
+                  if "encdec_attention" in key and key.endswith("/logits")]
+        assert len(logits) == 2  # one per decoder layer
+        mean_logits = tf.reduce_mean(tf.stack(logits), [0, 2])
+        with session() as sess:
+            sess.run(_v1.global_variables_initializer())
+            own = sess.run(mean_logits, {expected: np.zeros([2, length_out, length_in])})
+            at_own = sess.run(losses["attention_loss"], {expected: own})
+            elsewhere = sess.run(losses["attention_loss"],
+                                 {expected: np.random.RandomState(0).normal(
+                                     0, 5, own.shape).astype(np.float32)})
+    assert abs(at_own) < 1e-5 and elsewhere > 0.1
