@@ -21,6 +21,7 @@ import math
 import tensorflow as tf
 
 from t2t.layers import common_layers
+from t2t.layers import conv_layers
 from t2t.layers import dropout as dropout_lib
 from t2t.layers.attention_config import (  # noqa: F401  (SUPPORTED_ATTENTION_TYPES: T2T's name)
     SUPPORTED_ATTENTION_TYPES, MultiheadAttentionConfig)
@@ -415,7 +416,7 @@ def compute_attention_component(antecedent, total_depth, filter_width=1, padding
         return tf.tensordot(antecedent, var, axes=1)
     if filter_width == 1:
         return common_layers.dense(antecedent, total_depth, use_bias=False, name=name)
-    return common_layers.conv1d(antecedent, total_depth, filter_width, padding=padding,
+    return conv_layers.conv1d(antecedent, total_depth, filter_width, padding=padding,
                                 name=name)
 
 

@@ -20,12 +20,14 @@ import threading
 import numpy as np
 import tensorflow as tf
 
+from t2t.layers.conv_layers import (conv, conv1d, conv_hidden_relu, separable_conv,
+    subseparable_conv)
 from t2t.layers.dropout import dropout, dropout_no_scaling, dropout_with_broadcast_dims
 from t2t.layers.losses import (pad_to_same_length, pad_with_zeros, padded_cross_entropy,
     smoothing_cross_entropy, weights_all, weights_concatenated, weights_nonzero,
     weights_prepend_inputs_to_targets)
 from t2t.layers.shape_utils import (cast_like, expand_squeeze_to_nd, flatten4d3d, list_product,
-    reshape_like, shape_list, to_float)
+    reshape_like, shape_list, to_float, variable_dtype)
 
 _v1 = tf.compat.v1
 
@@ -106,11 +108,6 @@ def comma_separated_string_to_integer_list(s):
 
 
 # --------------------------------------------------------------------------- dense and conv
-def _variable_dtype(x):
-    # Half-precision activations keep float32 weights (cast at use).
-    return tf.float32 if x.dtype.base_dtype in (tf.float16, tf.bfloat16) else x.dtype.base_dtype
-
-
 def _check_no_layer_collection(layer_collection, what):
     if layer_collection is not None:
         raise ValueError("%s: layer_collection (K-FAC) is not supported in t2t; pass None"
@@ -135,7 +132,7 @@ def dense(x, units, use_bias=True, activation=None, name=None, kernel_initialize
         raise ValueError("dense: the last dimension of the input must be static, got shape %s"
                          % x.get_shape())
     with _v1.variable_scope(name, default_name="dense", values=[x], reuse=reuse):
-        kernel = _v1.get_variable("kernel", [depth, units], dtype=_variable_dtype(x),
+        kernel = _v1.get_variable("kernel", [depth, units], dtype=variable_dtype(x),
                                   initializer=kernel_initializer, trainable=trainable)
         kernel = cast_like(kernel, x)
         if x.get_shape().ndims == 2:
@@ -151,68 +148,13 @@ def dense(x, units, use_bias=True, activation=None, name=None, kernel_initialize
             outputs = tf.reshape(outputs, output_shape)
             outputs.set_shape(x.get_shape()[:-1].concatenate([units]))
         if use_bias:
-            bias = _v1.get_variable("bias", [units], dtype=_variable_dtype(x),
+            bias = _v1.get_variable("bias", [units], dtype=variable_dtype(x),
                                     initializer=bias_initializer or _v1.zeros_initializer(),
                                     trainable=trainable)
             outputs = tf.nn.bias_add(outputs, cast_like(bias, x))
         if activation is not None:
             outputs = activation(outputs)
         return outputs
-
-
-def _pair(value):
-    return tuple(value) if isinstance(value, (list, tuple)) else (value, value)
-
-
-def conv(inputs, filters, kernel_size, dilation_rate=(1, 1), strides=(1, 1), padding="VALID",
-         activation=None, use_bias=True, name=None, kernel_initializer=None, reuse=None):
-    """2-D convolution on [batch, height, width, channels], with T2T's "LEFT" padding.
-
-    padding "LEFT" pads only before each axis (causal in height), so output position i
-    sees inputs <= i; width is padded likewise unless it is 1.
-
-        conv(tf.zeros([2, 9, 1, 4]), 6, (3, 1), padding="LEFT")   # [2, 9, 1, 6]
-    """
-    inputs = tf.convert_to_tensor(inputs)
-    static_shape = inputs.get_shape()
-    if static_shape.ndims != 4:
-        raise ValueError("conv: inputs must have static rank 4, got shape %s" % static_shape)
-    kernel_size, dilation_rate, strides = (_pair(kernel_size), _pair(dilation_rate),
-                                           _pair(strides))
-    padding = padding.upper()
-    if padding == "LEFT":
-        height_padding = 2 * (kernel_size[0] // 2) * dilation_rate[0]
-        width_padding = 0
-        if static_shape.as_list()[2] != 1:
-            width_padding = 2 * (kernel_size[1] // 2) * dilation_rate[1]
-        inputs = tf.pad(inputs, [[0, 0], [height_padding, 0], [width_padding, 0], [0, 0]])
-        inputs.set_shape([static_shape[0], None, None, static_shape[3]])
-        padding = "VALID"
-    if padding not in ("VALID", "SAME"):
-        raise ValueError("conv: padding must be 'VALID', 'SAME' or 'LEFT', got %r" % padding)
-    in_channels = inputs.get_shape().as_list()[-1]
-    with _v1.variable_scope(name, default_name="conv", values=[inputs], reuse=reuse):
-        kernel = _v1.get_variable("kernel", list(kernel_size) + [in_channels, filters],
-                                  dtype=_variable_dtype(inputs), initializer=kernel_initializer)
-        outputs = tf.nn.conv2d(inputs, cast_like(kernel, inputs),
-                               strides=[1, strides[0], strides[1], 1], padding=padding,
-                               dilations=[1, dilation_rate[0], dilation_rate[1], 1])
-        if use_bias:
-            bias = _v1.get_variable("bias", [filters], dtype=_variable_dtype(inputs),
-                                    initializer=_v1.zeros_initializer())
-            outputs = tf.nn.bias_add(outputs, cast_like(bias, inputs))
-        if activation is not None:
-            outputs = activation(outputs)
-        return outputs
-
-
-def conv1d(inputs, filters, kernel_size, dilation_rate=1, **kwargs):
-    """1-D convolution on [batch, length, channels] (a conv over [B, L, 1, C]).
-
-        conv1d(tf.zeros([2, 9, 4]), 6, 3, padding="SAME")   # [2, 9, 6]
-    """
-    return tf.squeeze(conv(tf.expand_dims(inputs, 2), filters, (kernel_size, 1),
-                           dilation_rate=(dilation_rate, 1), **kwargs), 2)
 
 
 def tpu_conv1d(inputs, filters, kernel_size, padding="SAME", name="tpu_conv1d"):

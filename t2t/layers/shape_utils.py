@@ -47,6 +47,12 @@ def cast_like(x, y):
     return tf.cast(x, y.dtype)
 
 
+def variable_dtype(x):
+    """The dtype of a layer's variables for activations `x`: float32 for half-precision
+    activations (cast at use), else x's dtype."""
+    return tf.float32 if x.dtype.base_dtype in (tf.float16, tf.bfloat16) else x.dtype.base_dtype
+
+
 def flatten4d3d(x):
     """[batch, a, b, depth] -> [batch, a * b, depth].
 
