@@ -12,7 +12,6 @@ import tensorflow as tf
 from absl import logging
 
 from t2t.evaluation import metrics
-from t2t.layers import common_layers
 from t2t.layers import losses
 from t2t.layers import modalities
 from t2t.layers import shape_utils
@@ -88,11 +87,7 @@ def _make_image_summary_fn(metric_fn, model_hparams):
 
 
 def _multi_problem_weights_fn(task_id):
-    weights_multi_problem = getattr(common_layers, "weights_multi_problem", None)
-    if weights_multi_problem is None:
-        raise ValueError("evaluating a multi-problem needs common_layers.weights_multi_problem,"
-                         " which t2t does not have; evaluate each problem on its own")
-    return lambda labels: weights_multi_problem(labels, task_id)
+    return lambda labels: losses.weights_multi_problem(labels, task_id)
 
 
 # `multi_problem` not given: T2T's callers, whose hparams carry the trained problem.

@@ -22,6 +22,7 @@ import tensorflow as tf
 
 from t2t.layers import common_layers
 from t2t.layers import conv_layers
+from t2t.layers import masks
 from t2t.layers import dropout as dropout_lib
 from t2t.layers.attention_config import (  # noqa: F401  (SUPPORTED_ATTENTION_TYPES: T2T's name)
     SUPPORTED_ATTENTION_TYPES, MultiheadAttentionConfig)
@@ -128,7 +129,7 @@ def attention_bias_local(length, max_backward, max_forward):
 
     Negative max_backward / max_forward mean unlimited.
     """
-    band = common_layers.ones_matrix_band_part(length, length, max_backward, max_forward,
+    band = masks.ones_matrix_band_part(length, length, max_backward, max_forward,
                                                out_shape=[1, 1, length, length])
     return -1e9 * (1.0 - band)
 

@@ -9,10 +9,12 @@ initializer takes the enclosing scope's (T2TModel sets `hparams.initializer` the
     h = dense(x, 32, activation=tf.nn.relu, name="ffn")   # [2, 5, 32], vars ffn/kernel, ffn/bias
     y = layer_norm(h)                                      # [2, 5, 32], zero mean per position
 
-Losses and token weights live in `t2t.layers.losses`, dropout in `t2t.layers.dropout` and
-shape helpers in `t2t.layers.shape_utils`; all are re-exported here under T2T's names
-(`common_layers.padded_cross_entropy`, `common_layers.dropout_with_broadcast_dims`,
-`common_layers.shape_list`, ...).
+Losses and token weights live in `t2t.layers.losses`, dropout in `t2t.layers.dropout`,
+shape helpers in `t2t.layers.shape_utils`, convolutions in `conv_layers`, masks and lengths
+in `masks`, and T2T's smaller building blocks each in a module of its own (`activations`,
+`nalu`, `recurrent` (sru), `sampling`, `factored` (FactoredTensor), `custom_gradients`,
+`discretized_logistic` (dml_loss)); all are re-exported here under T2T's names
+(`common_layers.padded_cross_entropy`, `common_layers.conv`, `common_layers.sru`, ...).
 """
 import contextlib
 import threading
@@ -20,14 +22,27 @@ import threading
 import numpy as np
 import tensorflow as tf
 
+from t2t.layers.activations import (belu, brelu, gelu, hard_sigmoid, hard_tanh,
+    saturating_sigmoid)
 from t2t.layers.conv_layers import (conv, conv1d, conv_hidden_relu, separable_conv,
     subseparable_conv)
+from t2t.layers.custom_gradients import fn_with_custom_grad
+from t2t.layers.discretized_logistic import (discretized_mix_logistic_loss, dml_loss,
+    sample_from_discretized_mix_logistic, split_to_discretized_mix_logistic_params)
 from t2t.layers.dropout import dropout, dropout_no_scaling, dropout_with_broadcast_dims
-from t2t.layers.losses import (pad_to_same_length, pad_with_zeros, padded_cross_entropy,
-    smoothing_cross_entropy, weights_all, weights_concatenated, weights_nonzero,
-    weights_prepend_inputs_to_targets)
-from t2t.layers.shape_utils import (cast_like, expand_squeeze_to_nd, flatten4d3d, list_product,
-    reshape_like, shape_list, to_float, variable_dtype)
+from t2t.layers.factored import (FactoredTensor, padded_cross_entropy_factored,
+    smoothing_cross_entropy_factored)
+from t2t.layers.losses import (check_nonnegative, pad_to_same_length, pad_with_zeros,
+    padded_cross_entropy, smoothing_cross_entropy, weights_all, weights_concatenated,
+    weights_multi_problem, weights_multi_problem_all, weights_multi_problem_input,
+    weights_nonzero, weights_prepend_inputs_to_targets)
+from t2t.layers.masks import (length_from_embedding, mask_from_embedding, mask_leq,
+    mask_pos_gt, mask_pos_lt, ones_matrix_band_part)
+from t2t.layers.nalu import nac, nalu
+from t2t.layers.recurrent import sru
+from t2t.layers.sampling import sample_temperature_per_example
+from t2t.layers.shape_utils import (approximate_split, cast_like, expand_squeeze_to_nd,
+    flatten4d3d, list_product, reshape_like, shape_list, to_float, variable_dtype)
 
 _v1 = tf.compat.v1
 
@@ -486,44 +501,6 @@ def shift_right_2d(x, pad_value=None):
     else:
         shifted = tf.concat([pad_value, x], axis=1)[:, :-1]
     return shifted
-
-
-def ones_matrix_band_part(rows, cols, num_lower, num_upper, out_shape=None):
-    """A [rows, cols] float matrix of ones within the band, zeros outside.
-
-    num_lower / num_upper: how many sub/super-diagonals to keep (negative = all).
-    Built in numpy when the sizes are Python ints, so it is a constant.
-
-        ones_matrix_band_part(3, 3, -1, 0)   # lower triangle: [[1,0,0],[1,1,0],[1,1,1]]
-    """
-    if all(isinstance(el, int) for el in [rows, cols, num_lower, num_upper]):
-        if num_lower < 0:
-            num_lower = rows - 1
-        if num_upper < 0:
-            num_upper = cols - 1
-        lower_mask = np.tri(cols, rows, num_lower).T
-        upper_mask = np.tri(rows, cols, num_upper)
-        band = np.ones((rows, cols)) * lower_mask * upper_mask
-        if out_shape:
-            band = band.reshape(out_shape)
-        return tf.constant(band, tf.float32)
-    # band_part rejects bands wider than the matrix; clip them (negative still means all).
-    num_lower = tf.minimum(tf.cast(num_lower, tf.int64), tf.cast(rows, tf.int64) - 1)
-    num_upper = tf.minimum(tf.cast(num_upper, tf.int64), tf.cast(cols, tf.int64) - 1)
-    band = tf.linalg.band_part(tf.ones([rows, cols]), num_lower, num_upper)
-    if out_shape:
-        band = tf.reshape(band, out_shape)
-    return band
-
-
-def approximate_split(x, num_splits, axis=0):
-    """Split `x` into num_splits pieces whose sizes differ by at most one.
-
-        [t.shape[0] for t in approximate_split(tf.zeros([7]), 3)]   # [2, 2, 3]
-    """
-    size = shape_list(x)[axis]
-    size_splits = [(size + i) // num_splits for i in range(num_splits)]
-    return tf.split(x, size_splits, axis=axis)
 
 
 def index_last_dim_with_indices(x, indices):

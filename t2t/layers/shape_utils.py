@@ -87,3 +87,13 @@ def expand_squeeze_to_nd(x, n, squeeze_dim=2, expand_dim=-1):
         while len(x.shape) != n:
             x = tf.expand_dims(x, expand_dim)
     return x
+
+
+def approximate_split(x, num_splits, axis=0):
+    """Split `x` into num_splits pieces whose sizes differ by at most one.
+
+        [t.shape[0] for t in approximate_split(tf.zeros([7]), 3)]   # [2, 2, 3]
+    """
+    size = shape_list(x)[axis]
+    size_splits = [(size + i) // num_splits for i in range(num_splits)]
+    return tf.split(x, size_splits, axis=axis)
