@@ -10,11 +10,12 @@ initializer takes the enclosing scope's (T2TModel sets `hparams.initializer` the
     y = layer_norm(h)                                      # [2, 5, 32], zero mean per position
 
 Losses and token weights live in `t2t.layers.losses`, dropout in `t2t.layers.dropout`,
-shape helpers in `t2t.layers.shape_utils`, convolutions in `conv_layers`, masks and lengths
-in `masks`, and T2T's smaller building blocks each in a module of its own (`activations`,
-`nalu`, `recurrent` (sru), `sampling`, `factored` (FactoredTensor), `custom_gradients`,
-`discretized_logistic` (dml_loss)); all are re-exported here under T2T's names
-(`common_layers.padded_cross_entropy`, `common_layers.conv`, `common_layers.sru`, ...).
+shape helpers in `t2t.layers.shape_utils`, normalisation in `normalization`, convolutions
+and their blocks in `conv_layers`, masks and lengths in `masks`, and T2T's smaller building
+blocks each in a module of its own (`activations`, `nalu`, `pooling`, `recurrent` (sru),
+`sampling`, `factored` (FactoredTensor), `custom_gradients`, `discretized_logistic`
+(dml_loss)); all are re-exported here under T2T's names (`common_layers.padded_cross_entropy`,
+`common_layers.conv`, `common_layers.layer_norm`, `common_layers.sru`, ...).
 """
 import contextlib
 import threading
@@ -24,8 +25,9 @@ import tensorflow as tf
 
 from t2t.layers.activations import (belu, brelu, gelu, hard_sigmoid, hard_tanh,
     saturating_sigmoid)
-from t2t.layers.conv_layers import (conv, conv1d, conv_hidden_relu, separable_conv,
-    subseparable_conv)
+from t2t.layers.conv_layers import (conv, conv1d, conv1d_block, conv_block,
+    conv_block_internal, conv_hidden_relu, separable_conv, separable_conv_block,
+    subseparable_conv, subseparable_conv_block)
 from t2t.layers.custom_gradients import fn_with_custom_grad
 from t2t.layers.discretized_logistic import (discretized_mix_logistic_loss, dml_loss,
     sample_from_discretized_mix_logistic, split_to_discretized_mix_logistic_params)
@@ -39,15 +41,16 @@ from t2t.layers.losses import (check_nonnegative, pad_to_same_length, pad_with_z
 from t2t.layers.masks import (length_from_embedding, mask_from_embedding, mask_leq,
     mask_pos_gt, mask_pos_lt, ones_matrix_band_part)
 from t2t.layers.nalu import nac, nalu
+from t2t.layers.normalization import (_check_no_layer_collection, apply_norm, forward_only,
+    group_norm, is_forward_only, l2_norm, layer_norm, layer_norm_compute, layer_norm_vars,
+    noam_norm)
+from t2t.layers.pooling import global_pool_1d, pool, running_global_pool_1d
 from t2t.layers.recurrent import sru
 from t2t.layers.sampling import sample_temperature_per_example
 from t2t.layers.shape_utils import (approximate_split, cast_like, expand_squeeze_to_nd,
     flatten4d3d, list_product, reshape_like, shape_list, to_float, variable_dtype)
 
 _v1 = tf.compat.v1
-
-_NORM_TYPES = ("layer", "group", "l2", "noam", "none")
-
 
 # --------------------------------------------------------------------------- graph context
 _jit_scope_state = threading.local()
@@ -123,12 +126,6 @@ def comma_separated_string_to_integer_list(s):
 
 
 # --------------------------------------------------------------------------- dense and conv
-def _check_no_layer_collection(layer_collection, what):
-    if layer_collection is not None:
-        raise ValueError("%s: layer_collection (K-FAC) is not supported in t2t; pass None"
-                         % what)
-
-
 def dense(x, units, use_bias=True, activation=None, name=None, kernel_initializer=None,
           bias_initializer=None, reuse=None, layer_collection=None, trainable=True):
     """Fully connected layer on the last axis of a tensor of any rank >= 2.
@@ -252,156 +249,6 @@ def conv_relu_conv(inputs, filter_size, output_size, first_kernel_size=3,
             h = dropout_with_broadcast_dims(h, 1.0 - dropout)
         h = maybe_zero_out_padding(h, second_kernel_size, nonpadding_mask)
         return tpu_conv1d(h, output_size, second_kernel_size, padding=padding, name="conv2")
-
-
-# --------------------------------------------------------------------------- normalisation
-def layer_norm_vars(filters):
-    """The scale (ones) and bias (zeros) variables of a layer norm over `filters`."""
-    scale = _v1.get_variable("layer_norm_scale", [filters], initializer=_v1.ones_initializer())
-    bias = _v1.get_variable("layer_norm_bias", [filters], initializer=_v1.zeros_initializer())
-    return scale, bias
-
-
-_forward_only = threading.local()
-
-
-@contextlib.contextmanager
-def forward_only():
-    """Within it layers build no custom gradients: for graphs that are only run forward
-    (decoding, SavedModel exports), built by `model_predict.build_predictions`.
-
-    A SavedModel cannot hold a custom gradient of a function body (the decoder's while
-    loop), so loading one with it warned "Importing a function (..._while_body_...) with
-    ops with unsaved custom gradients". The forward ops are the same either way.
-
-        with common_layers.forward_only():
-            predictions, _ = model.predict_outputs(features)
-    """
-    previous = getattr(_forward_only, "enabled", False)
-    _forward_only.enabled = True
-    try:
-        yield
-    finally:
-        _forward_only.enabled = previous
-
-
-def _is_forward_only():
-    return getattr(_forward_only, "enabled", False)
-
-
-def layer_norm_compute(x, epsilon, scale, bias, layer_collection=None):
-    """(x - mean) / sqrt(var + epsilon) * scale + bias over the last axis."""
-    _check_no_layer_collection(layer_collection, "layer_norm_compute")
-    epsilon, scale, bias = [tf.convert_to_tensor(cast_like(t, x))
-                            for t in [epsilon, scale, bias]]
-    if _is_forward_only():
-        return _layer_norm_forward(x, epsilon)[0] * scale + bias
-    return _layer_norm_with_gradient(x, epsilon, scale, bias)
-
-
-def _layer_norm_forward(x, epsilon):
-    """(normalized x, 1 / sqrt(var + epsilon)): T2T's layer norm ops."""
-    mean = tf.reduce_mean(x, axis=[-1], keepdims=True)
-    variance = tf.reduce_mean(tf.math.squared_difference(x, mean), axis=[-1], keepdims=True)
-    inverse_std = tf.math.rsqrt(variance + epsilon)
-    return (x - mean) * inverse_std, inverse_std
-
-
-@tf.custom_gradient
-def _layer_norm_with_gradient(x, epsilon, scale, bias):
-    """T2T's layer norm ops forward; backward the closed form
-    dx = (g - mean(g) - x_hat * mean(g * x_hat)) / sqrt(var + epsilon), g = dy * scale,
-    in a few ops where autodiff's graph of the mean and variance has broadcasts the size
-    of x: forward + backward 1.6x as fast on CPU, a transformer_tiny/small training step
-    7%/8% faster (same losses to 3 decimals)."""
-    norm_x, inverse_std = _layer_norm_forward(x, epsilon)
-
-    def gradient(dy):
-        g = dy * scale
-        dx = inverse_std * (g - tf.reduce_mean(g, axis=[-1], keepdims=True) -
-                            norm_x * tf.reduce_mean(g * norm_x, axis=[-1], keepdims=True))
-        return (dx, None, _sum_to_shape(dy * norm_x, scale), _sum_to_shape(dy, bias))
-
-    return norm_x * scale + bias, gradient
-
-
-def _sum_to_shape(grad, like):
-    """`grad` summed over the dimensions that `like` broadcast along to reach its shape."""
-    like_shape = tf.shape(like)
-    _, axes = tf.raw_ops.BroadcastGradientArgs(s0=tf.shape(grad), s1=like_shape)
-    return tf.reshape(tf.reduce_sum(grad, axis=axes), like_shape)
-
-
-def layer_norm(x, filters=None, epsilon=1e-6, name=None, reuse=None, layer_collection=None):
-    """Layer normalisation over the last axis; vars layer_norm_scale / layer_norm_bias.
-
-        layer_norm(tf.constant([[1.0, 3.0]]))   # ~[[-1.0, 1.0]]
-    """
-    if filters is None:
-        filters = shape_list(x)[-1]
-    with _v1.variable_scope(name, default_name="layer_norm", values=[x], reuse=reuse):
-        scale, bias = layer_norm_vars(filters)
-        return layer_norm_compute(x, epsilon, scale, bias, layer_collection=layer_collection)
-
-
-def group_norm(x, filters=None, num_groups=8, epsilon=1e-5):
-    """Group normalisation over [batch, height, width, filters] in `num_groups` groups."""
-    x_shape = shape_list(x)
-    if filters is None:
-        filters = x_shape[-1]
-    if len(x_shape) != 4:
-        raise ValueError("group_norm: input must have rank 4, got shape %s" % (x_shape,))
-    if filters % num_groups != 0:
-        raise ValueError("group_norm: filters (%d) must be divisible by num_groups (%d)"
-                         % (filters, num_groups))
-    scale = _v1.get_variable("group_norm_scale", [filters], initializer=_v1.ones_initializer())
-    bias = _v1.get_variable("group_norm_bias", [filters], initializer=_v1.zeros_initializer())
-    epsilon, scale, bias = [cast_like(t, x) for t in [epsilon, scale, bias]]
-    x = tf.reshape(x, x_shape[:-1] + [num_groups, filters // num_groups])
-    mean, variance = tf.nn.moments(x, [1, 2, 4], keepdims=True)
-    norm_x = (x - mean) * tf.math.rsqrt(variance + epsilon)
-    return tf.reshape(norm_x, x_shape) * scale + bias
-
-
-def noam_norm(x, epsilon=1.0, name=None):
-    """x scaled to norm sqrt(depth) on the last axis (no variables)."""
-    with tf.name_scope(name or "noam_norm"):
-        depth = x.get_shape().as_list()[-1]
-        return (tf.nn.l2_normalize(x, len(x.get_shape()) - 1, epsilon=epsilon) *
-                tf.sqrt(to_float(depth)))
-
-
-def l2_norm(x, filters=None, epsilon=1e-6, name=None, reuse=None):
-    """Like layer_norm but divides by the L2 norm of the centred vector, not its std."""
-    if filters is None:
-        filters = shape_list(x)[-1]
-    with _v1.variable_scope(name, default_name="l2_norm", values=[x], reuse=reuse):
-        scale = _v1.get_variable("l2_norm_scale", [filters], initializer=_v1.ones_initializer())
-        bias = _v1.get_variable("l2_norm_bias", [filters], initializer=_v1.zeros_initializer())
-        epsilon, scale, bias = [cast_like(t, x) for t in [epsilon, scale, bias]]
-        mean = tf.reduce_mean(x, axis=[-1], keepdims=True)
-        l2norm = tf.reduce_sum(tf.square(x - mean), axis=[-1], keepdims=True)
-        norm_x = (x - mean) * tf.math.rsqrt(l2norm + epsilon)
-        return norm_x * scale + bias
-
-
-def apply_norm(x, norm_type, depth, epsilon, layer_collection=None):
-    """Normalise `x` by `norm_type`: "layer", "group", "l2", "noam" or "none"."""
-    _check_no_layer_collection(layer_collection, "apply_norm")
-    if norm_type == "layer":
-        return layer_norm(x, filters=depth, epsilon=epsilon)
-    if norm_type == "group":
-        return group_norm(x, filters=depth, epsilon=epsilon)
-    if norm_type == "l2":
-        return l2_norm(x, filters=depth, epsilon=epsilon)
-    if norm_type == "noam":
-        return noam_norm(x, epsilon)
-    if norm_type == "none":
-        return x
-    if norm_type == "batch":
-        raise ValueError("norm_type 'batch' is not supported in t2t (T2T ran it in inference "
-                         "mode only); use one of %s" % ", ".join(_NORM_TYPES))
-    raise ValueError("unknown norm_type %r; use one of %s" % (norm_type, ", ".join(_NORM_TYPES)))
 
 
 def zero_add(previous_value, x, name=None, reuse=None):
@@ -551,7 +398,7 @@ def convert_gradient_to_tensor(x):
     `dense_gradients_in_functions`): a SavedModel cannot carry this custom gradient (its
     saved form rejects the IndexedSlices a gather produces).
     """
-    if _is_forward_only() or (getattr(_v1.get_default_graph(), "outer_graph", None) is not None
+    if is_forward_only() or (getattr(_v1.get_default_graph(), "outer_graph", None) is not None
                               and not getattr(_dense_gradients, "enabled", False)):
         return x
     return _identity_with_dense_gradient(x)

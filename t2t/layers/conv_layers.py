@@ -1,6 +1,7 @@
 """Convolutions with T2T 1.15.7's names, signatures and variable names (re-exported by
-`common_layers`): `conv`, `conv1d`, `separable_conv`, `subseparable_conv` and
-`conv_hidden_relu`.
+`common_layers`): `conv`, `conv1d`, `separable_conv`, `subseparable_conv`,
+`conv_hidden_relu` and the blocks `conv_block`, `conv1d_block`, `separable_conv_block`,
+`subseparable_conv_block`.
 
 As in T2T, a convolution named `name` keeps its variables under "<name>_single" (T2T's
 conv_internal added the suffix), so `conv(x, 8, (3, 1), name="conv1")` makes
@@ -14,6 +15,7 @@ axis, so output position i sees inputs <= i (causal in height).
 """
 import tensorflow as tf
 
+from t2t.layers.normalization import layer_norm
 from t2t.layers.shape_utils import cast_like, variable_dtype
 
 _v1 = tf.compat.v1
@@ -203,3 +205,64 @@ def conv_hidden_relu(inputs, hidden_size, output_size, kernel_size=(1, 1),
         conv_f2 = conv if tuple(_pair(second_kernel_size)) == (1, 1) else separable_conv
         ret = conv_f2(h, output_size, second_kernel_size, name="conv2", **kwargs)
         return tf.squeeze(ret, 2) if is_3d else ret
+
+
+def conv_block_internal(conv_fn, inputs, filters, dilation_rates_and_kernel_sizes,
+                        first_relu=True, use_elu=False, separabilities=None, **kwargs):
+    """A stack of convolutions, each (relu or elu), conv_fn, normalisation.
+
+    dilation_rates_and_kernel_sizes: one (dilation, kernel size) per layer. The first
+    layer skips its activation unless first_relu. kwargs: `name` (scope, "conv_block" by
+    default), `mask` (multiplied in before each conv), `normalizer_fn` (layer_norm when
+    absent, None for none; called as fn(x, name=...)), and anything conv_fn takes.
+    Variables "conv_block_<i>_single/*" and "conv_block_norm_<i>/*"; the convs have a bias
+    only without normalisation.
+    """
+    name = kwargs.pop("name", None)
+    mask = kwargs.pop("mask", None)
+    use_layer_norm = "normalizer_fn" not in kwargs
+    norm = kwargs.pop("normalizer_fn", None)
+    use_normalizer_fn = use_layer_norm or norm
+    if use_layer_norm:
+        norm = lambda x, name: layer_norm(x, filters, name=name)  # noqa: E731
+    with _v1.variable_scope(name, "conv_block", [inputs]):
+        cur = inputs
+        for counter, (dilation_rate, kernel_size) in enumerate(dilation_rates_and_kernel_sizes):
+            if first_relu or counter > 0:
+                cur = tf.nn.elu(cur) if use_elu else tf.nn.relu(cur)
+            if mask is not None:
+                cur *= mask
+            if separabilities:
+                kwargs["separability"] = separabilities[counter]
+            cur = conv_fn(cur, filters, kernel_size, dilation_rate=dilation_rate,
+                          name="conv_block_%d" % counter, use_bias=norm is None, **kwargs)
+            if use_normalizer_fn:
+                cur = norm(cur, name="conv_block_norm_%d" % counter)
+        return cur
+
+
+def conv_block(inputs, filters, dilation_rates_and_kernel_sizes, **kwargs):
+    """A block of 2-D convolutions (see conv_block_internal).
+
+        conv_block(x, 8, [((1, 1), (3, 1)), ((2, 1), (3, 1))], padding="SAME")
+    """
+    return conv_block_internal(conv, inputs, filters, dilation_rates_and_kernel_sizes, **kwargs)
+
+
+def conv1d_block(inputs, filters, dilation_rates_and_kernel_sizes, **kwargs):
+    """A block of 1-D convolutions on [batch, length, channels]: [(1, 3), (2, 3)] = two
+    width-3 convs, the second dilated by 2."""
+    return conv_block_internal(conv1d, inputs, filters, dilation_rates_and_kernel_sizes,
+                               **kwargs)
+
+
+def separable_conv_block(inputs, filters, dilation_rates_and_kernel_sizes, **kwargs):
+    """A block of separable convolutions."""
+    return conv_block_internal(separable_conv, inputs, filters,
+                               dilation_rates_and_kernel_sizes, **kwargs)
+
+
+def subseparable_conv_block(inputs, filters, dilation_rates_and_kernel_sizes, **kwargs):
+    """A block of sub-separable convolutions (`separabilities`: one per layer)."""
+    return conv_block_internal(subseparable_conv, inputs, filters,
+                               dilation_rates_and_kernel_sizes, **kwargs)

@@ -34,6 +34,7 @@ from t2t.layers import common_layers
 from t2t.layers import dropout as dropout_lib
 from t2t.layers import expert_utils
 from t2t.layers import modalities
+from t2t.layers import normalization
 from t2t.layers import shape_utils
 from t2t.model import t2t_model
 from t2t.models import transformer
@@ -85,7 +86,7 @@ def mlm_transform(sequence_output, hparams):
     with _v1.variable_scope("mlm"):
         x = common_layers.dense(sequence_output, hparams.hidden_size, activation=tf.nn.gelu,
                                 name="transform")
-        return common_layers.layer_norm(x, name="layer_norm")
+        return normalization.layer_norm(x, name="layer_norm")
 
 
 def next_sentence_loss(pooled_output, labels):

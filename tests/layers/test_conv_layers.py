@@ -133,3 +133,43 @@ def test_conv_hidden_relu_shapes_names_and_values():
     assert out.shape == (2, 6, 4)
     expected = np.maximum(x3 @ k1[0, 0] + b1, 0) @ k2[0, 0] + b2
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_conv_block_is_activation_conv_norm_per_layer():
+    def build():
+        x = tf.constant(X)
+        out = conv_layers.conv_block(x, 4, [((1, 1), (3, 1)), ((2, 1), (3, 1))],
+                                     padding="SAME", name="b")
+        assert sorted(global_var_shapes()) == sorted(
+            ["b/conv_block_%d_single/kernel" % i for i in range(2)] +
+            ["b/conv_block_norm_%d/layer_norm_%s" % (i, n) for i in range(2)
+             for n in ("scale", "bias")])
+        plain = conv_layers.conv_block(x, 5, [((1, 1), (3, 1))], first_relu=False,
+                                       normalizer_fn=None, padding="LEFT", name="p")
+        masked = conv_layers.conv1d_block(x[:, :, 0], 4, [(1, 3)], padding="SAME",
+                                          mask=tf.zeros([2, 6, 1]), name="m")
+        return (out, plain, masked, var("p/conv_block_0_single/kernel"),
+                var("p/conv_block_0_single/bias"))
+
+    out, plain, masked, kernel, bias = run_graph(build)
+    np.testing.assert_allclose(out.mean(axis=-1), 0.0, atol=1e-5)   # layer-normalised
+    np.testing.assert_allclose(plain, np_conv_height(X, kernel, 2) + bias, rtol=1e-5,
+                               atol=1e-5)
+    np.testing.assert_array_equal(masked, np.zeros([2, 6, 4]))       # masked out, then norm
+
+
+def test_separable_and_subseparable_blocks_build_their_convs():
+    def build():
+        x = tf.constant(X)
+        sep = conv_layers.separable_conv_block(x, 4, [((1, 1), (3, 1))], padding="SAME",
+                                               name="s")
+        sub = conv_layers.subseparable_conv_block(x, 4, [((1, 1), (3, 1))] * 2,
+                                                  separabilities=[2, -2], padding="SAME",
+                                                  name="u")
+        names = set(global_var_shapes())
+        assert {"s/conv_block_0_single/depthwise_kernel", "u/part_1/conv_block_0_single/kernel",
+                "u/conv2d/kernel", "u/part_1/conv_block_1_single/pointwise_kernel"} <= names
+        return sep, sub
+
+    sep, sub = run_graph(build)
+    assert sep.shape == sub.shape == (2, 6, 1, 4)
