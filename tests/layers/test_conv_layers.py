@@ -6,17 +6,9 @@ import tensorflow as tf
 
 from t2t.layers import common_layers
 from t2t.layers import conv_layers
+from graph_testing import run_graph
 
 v1 = tf.compat.v1
-
-
-def run_graph(build, seed=1):
-    with tf.Graph().as_default():
-        v1.set_random_seed(seed)
-        fetches = build()
-        with v1.Session() as sess:
-            sess.run(v1.global_variables_initializer())
-            return sess.run(fetches)
 
 
 def var(name):
