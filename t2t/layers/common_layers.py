@@ -12,10 +12,10 @@ initializer takes the enclosing scope's (T2TModel sets `hparams.initializer` the
 Losses and token weights live in `t2t.layers.losses`, dropout in `t2t.layers.dropout`,
 shape helpers in `t2t.layers.shape_utils`, normalisation in `normalization`, convolutions
 and their blocks in `conv_layers`, masks and lengths in `masks`, and T2T's smaller building
-blocks each in a module of its own (`activations`, `nalu`, `pooling`, `recurrent` (sru),
-`sampling`, `factored` (FactoredTensor), `custom_gradients`, `discretized_logistic`
-(dml_loss)); all are re-exported here under T2T's names (`common_layers.padded_cross_entropy`,
-`common_layers.conv`, `common_layers.layer_norm`, `common_layers.sru`, ...).
+blocks each in a module of its own (`activations`, `nalu`, `pooling`, `set_layers`,
+`recurrent` (sru), `sampling`, `factored` (FactoredTensor), `custom_gradients`,
+`discretized_logistic` (dml_loss)); all are re-exported here under T2T's names
+(`common_layers.padded_cross_entropy`, `common_layers.conv`, `common_layers.sru`, ...).
 """
 import contextlib
 import threading
@@ -47,6 +47,7 @@ from t2t.layers.normalization import (_check_no_layer_collection, apply_norm, fo
 from t2t.layers.pooling import global_pool_1d, pool, running_global_pool_1d
 from t2t.layers.recurrent import sru
 from t2t.layers.sampling import sample_temperature_per_example
+from t2t.layers.set_layers import linear_set_layer, ravanbakhsh_set_layer
 from t2t.layers.shape_utils import (approximate_split, cast_like, expand_squeeze_to_nd,
     flatten4d3d, list_product, reshape_like, shape_list, to_float, variable_dtype)
 

@@ -36,3 +36,4 @@ def test_pool_left_padding_is_causal():
     np.testing.assert_allclose(out, [1 / 3, 1.0, 2.0, 3.0, 4.0])
     same = pooling.pool(tf.constant(x), (3, 1), "MAX", "SAME").numpy()[0, :, 0, 0]
     np.testing.assert_array_equal(same, [2, 3, 4, 5, 5])
+
