@@ -28,7 +28,7 @@ from t2t.layers.activations import (belu, brelu, gelu, hard_sigmoid, hard_tanh,
 from t2t.layers.conv_layers import (conv, conv1d, conv1d_block, conv_block,
     conv_block_internal, conv_hidden_relu, separable_conv, separable_conv_block,
     subseparable_conv, subseparable_conv_block)
-from t2t.layers.custom_gradients import fn_with_custom_grad
+from t2t.layers.custom_gradients import fn_with_custom_grad, recompute_grad
 from t2t.layers.discretized_logistic import (discretized_mix_logistic_loss, dml_loss,
     sample_from_discretized_mix_logistic, split_to_discretized_mix_logistic_params)
 from t2t.layers.dropout import dropout, dropout_no_scaling, dropout_with_broadcast_dims

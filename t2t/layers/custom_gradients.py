@@ -1,6 +1,7 @@
-"""T2T 1.15.7's `fn_with_custom_grad` (re-exported by `common_layers`): run a function
-forward as written and give its inputs and the variables it creates the gradients a
-function of your own computes.
+"""T2T 1.15.7's `fn_with_custom_grad` and `recompute_grad` (re-exported by
+`common_layers`): run a function forward as written and give its inputs and the variables
+it creates the gradients a function of your own computes; `recompute_grad` uses that to
+recompute the function in the backward pass instead of keeping its activations.
 
     def grad_fn(inputs, variables, outputs, output_grads):
         return [output_grads[0] * 3.0], []           # d/dx := 3 * dy, whatever fn is
@@ -65,3 +66,39 @@ def _fn_with_custom_grad(fn, inputs, grad_fn, use_global_vars=False):
             [tf.convert_to_tensor(v) for v in train_vars] + outputs)
     result = identity(*flat)
     return result[0] if len(result) == 1 else tuple(result)
+
+
+def recompute_grad(fn):
+    """A decorator: fn's activations are not kept for the backward pass but recomputed
+    there (reusing fn's variables), trading compute for memory. Graph mode (tf.gradients).
+
+        @recompute_grad
+        def block(x):
+            return common_layers.dense(x, 64, activation=tf.nn.relu, name="d")
+    """
+    @functools.wraps(fn)
+    def wrapped(*args):
+        return _recompute_grad(fn, args)
+    return wrapped
+
+
+def _recompute_grad(fn, args):
+    cached_vs = []
+
+    def grad_fn(inputs, variables, outputs, output_grads):
+        del outputs
+        # After the output gradients exist, so the recomputation happens in the backward pass.
+        with tf.control_dependencies(output_grads):
+            with _v1.variable_scope(cached_vs[0], reuse=True):
+                outputs = fn(*inputs)
+        if not isinstance(outputs, (list, tuple)):
+            outputs = [outputs]
+        grads = tf.gradients(list(outputs), inputs + variables, output_grads)
+        return grads[:len(inputs)], grads[len(inputs):]
+
+    @fn_with_custom_grad(grad_fn)
+    def fn_with_recompute(*args):
+        cached_vs.append(_v1.get_variable_scope())
+        return fn(*args)
+
+    return fn_with_recompute(*args)

@@ -58,3 +58,34 @@ def test_no_grad_fn_leaves_fn_unchanged_and_wrong_counts_are_refused():
         y = bad(x)
     with pytest.raises(ValueError, match="returned 0 input and 0 variable gradients"):
         tape.gradient(y, x)
+
+
+def test_recompute_grad_gives_the_true_gradients_and_recomputes_in_the_backward_pass():
+    x_np = np.random.RandomState(0).randn(3, 4).astype(np.float32)
+
+    def block(x):
+        w = v1.get_variable("w", [4, 5])
+        return tf.nn.relu(tf.matmul(x, w)) * 2.0
+
+    def gradients(fn):
+        with tf.Graph().as_default():
+            v1.set_random_seed(1)
+            x = tf.constant(x_np)
+            with v1.variable_scope("block"):
+                y = fn(x)
+            before = len(tf.compat.v1.get_default_graph().get_operations())
+            grads = tf.gradients(tf.reduce_sum(tf.square(y)), [x] + v1.trainable_variables())
+            matmuls = [op for op in tf.compat.v1.get_default_graph().get_operations()[before:]
+                       if op.type == "MatMul"]
+            assert [v.op.name for v in v1.trainable_variables()] == ["block/w"]
+            with v1.Session() as sess:
+                sess.run(v1.global_variables_initializer())
+                return sess.run([y, grads]), len(matmuls)
+
+    (y, grads), plain_matmuls = gradients(block)
+    (y_re, grads_re), recomputed_matmuls = gradients(custom_gradients.recompute_grad(block))
+    assert common_layers.recompute_grad is custom_gradients.recompute_grad
+    np.testing.assert_allclose(y_re, y, rtol=1e-6)
+    for got, want in zip(grads_re, grads):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert recomputed_matmuls == plain_matmuls + 1  # the forward matmul, again
