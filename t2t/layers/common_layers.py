@@ -26,8 +26,8 @@ import tensorflow as tf
 from t2t.layers.activations import (belu, brelu, gelu, hard_sigmoid, hard_tanh,
     saturating_sigmoid)
 from t2t.layers.conv_layers import (conv, conv1d, conv1d_block, conv_block,
-    conv_block_internal, conv_hidden_relu, separable_conv, separable_conv_block,
-    subseparable_conv, subseparable_conv_block)
+    conv_block_internal, conv_hidden_relu, maybe_zero_out_padding, separable_conv,
+    separable_conv_block, sepconv_relu_sepconv, subseparable_conv, subseparable_conv_block)
 from t2t.layers.custom_gradients import fn_with_custom_grad, recompute_grad
 from t2t.layers.discretized_logistic import (discretized_mix_logistic_loss, dml_loss,
     sample_from_discretized_mix_logistic, split_to_discretized_mix_logistic_params)
@@ -194,15 +194,6 @@ def tpu_conv1d(inputs, filters, kernel_size, padding="SAME", name="tpu_conv1d"):
         shifted.set_shape(inputs.get_shape())
         results.append(dense(shifted, filters, use_bias=(i == 0), name=name + "_%d" % i))
     return tf.add_n(results) * kernel_size ** -0.5
-
-
-def maybe_zero_out_padding(inputs, kernel_size, nonpadding_mask):
-    """Zero padding positions before a conv wider than 1, so padding does not leak in."""
-    if kernel_size not in (1, (1, 1)) and nonpadding_mask is not None:
-        while nonpadding_mask.get_shape().ndims < inputs.get_shape().ndims:
-            nonpadding_mask = tf.expand_dims(nonpadding_mask, -1)
-        return inputs * cast_like(nonpadding_mask, inputs)
-    return inputs
 
 
 def dense_relu_dense(inputs, filter_size, output_size, output_activation=None, dropout=0.0,

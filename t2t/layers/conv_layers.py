@@ -1,6 +1,6 @@
 """Convolutions with T2T 1.15.7's names, signatures and variable names (re-exported by
 `common_layers`): `conv`, `conv1d`, `separable_conv`, `subseparable_conv`,
-`conv_hidden_relu` and the blocks `conv_block`, `conv1d_block`, `separable_conv_block`,
+`conv_hidden_relu`, `sepconv_relu_sepconv` and the blocks `conv_block`, `conv1d_block`, `separable_conv_block`,
 `subseparable_conv_block`.
 
 As in T2T, a convolution named `name` keeps its variables under "<name>_single" (T2T's
@@ -183,6 +183,15 @@ def subseparable_conv(inputs, filters, kernel_size, separability=None, dilation_
     return parts[0] if groups == 1 else tf.concat(parts, axis=3)
 
 
+def maybe_zero_out_padding(inputs, kernel_size, nonpadding_mask):
+    """Zero padding positions before a conv wider than 1, so padding does not leak in."""
+    if kernel_size not in (1, (1, 1)) and nonpadding_mask is not None:
+        while nonpadding_mask.get_shape().ndims < inputs.get_shape().ndims:
+            nonpadding_mask = tf.expand_dims(nonpadding_mask, -1)
+        return inputs * cast_like(nonpadding_mask, inputs)
+    return inputs
+
+
 def conv_hidden_relu(inputs, hidden_size, output_size, kernel_size=(1, 1),
                      second_kernel_size=(1, 1), dropout=0.0, **kwargs):
     """conv (relu) to hidden_size, dropout, conv to output_size; a 3-D input stays 3-D.
@@ -266,3 +275,23 @@ def subseparable_conv_block(inputs, filters, dilation_rates_and_kernel_sizes, **
     """A block of sub-separable convolutions (`separabilities`: one per layer)."""
     return conv_block_internal(subseparable_conv, inputs, filters,
                                dilation_rates_and_kernel_sizes, **kwargs)
+
+
+def sepconv_relu_sepconv(inputs, filter_size, output_size, first_kernel_size=(1, 1),
+                         second_kernel_size=(1, 1), padding="LEFT", nonpadding_mask=None,
+                         dropout=0.0, name=None):
+    """separable_conv (relu) to filter_size, dropout, separable_conv to output_size, padding
+    positions zeroed before each conv wider than 1; a 3-D input stays 3-D. Variables
+    "sepconv_relu_sepconv/conv1_single/*" and ".../conv2_single/*"."""
+    with _v1.variable_scope(name, "sepconv_relu_sepconv", [inputs]):
+        inputs = maybe_zero_out_padding(inputs, first_kernel_size, nonpadding_mask)
+        is_3d = inputs.get_shape().ndims == 3
+        if is_3d:
+            inputs = tf.expand_dims(inputs, 2)
+        h = separable_conv(inputs, filter_size, first_kernel_size, activation=tf.nn.relu,
+                           padding=padding, name="conv1")
+        if dropout != 0.0:
+            h = tf.nn.dropout(h, rate=dropout)
+        h = maybe_zero_out_padding(h, second_kernel_size, nonpadding_mask)
+        ret = separable_conv(h, output_size, second_kernel_size, padding=padding, name="conv2")
+        return tf.squeeze(ret, 2) if is_3d else ret

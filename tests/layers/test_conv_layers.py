@@ -165,3 +165,30 @@ def test_separable_and_subseparable_blocks_build_their_convs():
 
     sep, sub = run_graph(build)
     assert sep.shape == sub.shape == (2, 6, 1, 4)
+
+
+def test_sepconv_relu_sepconv_is_causal_and_ignores_padding():
+    x3 = X[:, :, 0]
+    nonpadding = np.ones([2, 6], np.float32)
+    nonpadding[1, 4:] = 0.0
+    changed = x3.copy()
+    changed[1, 4:] += 10.0   # padding positions: must not matter
+    changed[0, 5] += 10.0    # the last position: must not change earlier outputs
+
+    def build():
+        outs = []
+        for i, inputs in enumerate([x3, changed]):
+            with v1.variable_scope("f", reuse=i > 0):
+                outs.append(conv_layers.sepconv_relu_sepconv(
+                    tf.constant(inputs), 8, 3, first_kernel_size=(3, 1),
+                    second_kernel_size=(3, 1), nonpadding_mask=tf.constant(nonpadding)))
+        assert sorted(global_var_shapes()) == sorted(
+            "f/sepconv_relu_sepconv/conv%d_single/%s" % (i, n) for i in (1, 2)
+            for n in ("depthwise_kernel", "pointwise_kernel", "bias"))
+        return outs
+
+    out, out_changed = run_graph(build)
+    assert out.shape == (2, 6, 3)
+    np.testing.assert_allclose(out[1, :4], out_changed[1, :4], rtol=1e-6)
+    np.testing.assert_allclose(out[0, :5], out_changed[0, :5], rtol=1e-6)
+    assert not np.allclose(out[0, 5], out_changed[0, 5])
