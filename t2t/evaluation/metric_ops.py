@@ -12,7 +12,6 @@ import tensorflow as tf
 from absl import logging
 
 from t2t.evaluation import metrics
-from t2t.layers import common_layers
 from t2t.layers import losses
 from t2t.layers import modalities
 from t2t.layers import shape_utils

@@ -26,7 +26,7 @@ import tensorflow as tf
 
 from t2t.evaluation import bleu_hook
 from t2t.evaluation import rouge
-from t2t.layers import common_layers
+from t2t.layers import discretized_logistic
 from t2t.layers import losses
 from t2t.layers import shape_utils
 
@@ -375,14 +375,12 @@ def padded_neg_log_perplexity_with_masking(predictions, labels, features, weight
 
 
 def dmol_neg_log_perplexity(predictions, labels, weights_fn=None):
-    """-discretized-mixture-of-logistics loss per pixel (needs common_layers.dml_loss)."""
+    """-discretized-mixture-of-logistics loss per pixel (common_layers.dml_loss).
+
+    predictions [B, H, W, 10 * mixtures], labels [B, H, W, 3] pixels 0..255.
+    """
     del weights_fn
-    dml_loss = getattr(common_layers, "dml_loss", None)
-    if dml_loss is None:
-        raise ValueError("%s needs common_layers.dml_loss (discretized mixture of logistics), "
-                         "which t2t does not have; use neg_log_perplexity" %
-                         Metrics.DMOL_PERPLEXITY)
-    num, den = dml_loss(predictions, labels, reduce_sum=False)
+    num, den = discretized_logistic.dml_loss(predictions, labels, reduce_sum=False)
     return -num, den
 
 

@@ -28,6 +28,9 @@ import math
 import tensorflow as tf
 
 from t2t.layers import common_layers
+from t2t.layers import conv_layers
+from t2t.layers import masks
+from t2t.layers import dropout as dropout_lib
 from t2t.layers.attention_config import (  # noqa: F401  (SUPPORTED_ATTENTION_TYPES: T2T's name)
     CACHED_ATTENTION_TYPES, SUPPORTED_ATTENTION_TYPES, MultiheadAttentionConfig)
 from t2t.layers.local_attention import (  # noqa: F401  (T2T's names, re-exported)
@@ -210,7 +213,7 @@ def attention_bias_local(length, max_backward, max_forward):
 
     Negative max_backward / max_forward mean unlimited.
     """
-    band = common_layers.ones_matrix_band_part(length, length, max_backward, max_forward,
+    band = masks.ones_matrix_band_part(length, length, max_backward, max_forward,
                                                out_shape=[1, 1, length, length])
     return -1e9 * (1.0 - band)
 
@@ -444,7 +447,7 @@ def compute_attention_component(antecedent, total_depth, filter_width=1, padding
         return tf.tensordot(antecedent, var, axes=1)
     if filter_width == 1:
         return common_layers.dense(antecedent, total_depth, use_bias=False, name=name)
-    return common_layers.conv1d(antecedent, total_depth, filter_width, padding=padding,
+    return conv_layers.conv1d(antecedent, total_depth, filter_width, padding=padding,
                                 name=name)
 
 

@@ -9,10 +9,13 @@ initializer takes the enclosing scope's (T2TModel sets `hparams.initializer` the
     h = dense(x, 32, activation=tf.nn.relu, name="ffn")   # [2, 5, 32], vars ffn/kernel, ffn/bias
     y = layer_norm(h)                                      # [2, 5, 32], zero mean per position
 
-Losses and token weights live in `t2t.layers.losses`, dropout in `t2t.layers.dropout` and
-shape helpers in `t2t.layers.shape_utils`; all are re-exported here under T2T's names
-(`common_layers.padded_cross_entropy`, `common_layers.dropout_with_broadcast_dims`,
-`common_layers.shape_list`, ...).
+Losses and token weights live in `t2t.layers.losses`, dropout in `t2t.layers.dropout`,
+shape helpers in `t2t.layers.shape_utils`, normalisation in `normalization`, convolutions
+and their blocks in `conv_layers`, masks and lengths in `masks`, and T2T's smaller building
+blocks each in a module of its own (`activations`, `nalu`, `pooling`, `set_layers`,
+`recurrent` (sru), `sampling`, `factored` (FactoredTensor), `custom_gradients`,
+`discretized_logistic` (dml_loss)); all are re-exported here under T2T's names
+(`common_layers.padded_cross_entropy`, `common_layers.conv`, `common_layers.sru`, ...).
 """
 import contextlib
 import threading
@@ -20,18 +23,35 @@ import threading
 import numpy as np
 import tensorflow as tf
 
+from t2t.layers.activations import (belu, brelu, gelu, hard_sigmoid, hard_tanh,
+    saturating_sigmoid)
+from t2t.layers.conv_layers import (conv, conv1d, conv1d_block, conv_block,
+    conv_block_internal, conv_hidden_relu, maybe_zero_out_padding, separable_conv,
+    separable_conv_block, sepconv_relu_sepconv, subseparable_conv, subseparable_conv_block)
+from t2t.layers.custom_gradients import fn_with_custom_grad, recompute_grad
+from t2t.layers.discretized_logistic import (discretized_mix_logistic_loss, dml_loss,
+    sample_from_discretized_mix_logistic, split_to_discretized_mix_logistic_params)
 from t2t.layers.dropout import dropout, dropout_no_scaling, dropout_with_broadcast_dims
-from t2t.layers.losses import (pad_to_same_length, pad_with_zeros, padded_cross_entropy,
-    smoothing_cross_entropy, weights_all, weights_concatenated, weights_multi_problem,
-    weights_multi_problem_all, weights_multi_problem_input, weights_nonzero,
-    weights_prepend_inputs_to_targets)
-from t2t.layers.shape_utils import (cast_like, expand_squeeze_to_nd, flatten4d3d, list_product,
-    reshape_like, shape_list, to_float)
+from t2t.layers.factored import (FactoredTensor, padded_cross_entropy_factored,
+    smoothing_cross_entropy_factored)
+from t2t.layers.losses import (check_nonnegative, pad_to_same_length, pad_with_zeros,
+    padded_cross_entropy, smoothing_cross_entropy, weights_all, weights_concatenated,
+    weights_multi_problem, weights_multi_problem_all, weights_multi_problem_input,
+    weights_nonzero, weights_prepend_inputs_to_targets)
+from t2t.layers.masks import (length_from_embedding, mask_from_embedding, mask_leq,
+    mask_pos_gt, mask_pos_lt, ones_matrix_band_part)
+from t2t.layers.nalu import nac, nalu
+from t2t.layers.normalization import (_check_no_layer_collection, apply_norm, forward_only,
+    group_norm, is_forward_only, l2_norm, layer_norm, layer_norm_compute, layer_norm_vars,
+    noam_norm)
+from t2t.layers.pooling import global_pool_1d, pool, running_global_pool_1d
+from t2t.layers.recurrent import sru
+from t2t.layers.sampling import sample_temperature_per_example
+from t2t.layers.set_layers import linear_set_layer, ravanbakhsh_set_layer
+from t2t.layers.shape_utils import (approximate_split, cast_like, expand_squeeze_to_nd,
+    flatten4d3d, list_product, reshape_like, shape_list, to_float, variable_dtype)
 
 _v1 = tf.compat.v1
-
-_NORM_TYPES = ("layer", "group", "l2", "noam", "none")
-
 
 # --------------------------------------------------------------------------- graph context
 _jit_scope_state = threading.local()
@@ -107,17 +127,6 @@ def comma_separated_string_to_integer_list(s):
 
 
 # --------------------------------------------------------------------------- dense and conv
-def _variable_dtype(x):
-    # Half-precision activations keep float32 weights (cast at use).
-    return tf.float32 if x.dtype.base_dtype in (tf.float16, tf.bfloat16) else x.dtype.base_dtype
-
-
-def _check_no_layer_collection(layer_collection, what):
-    if layer_collection is not None:
-        raise ValueError("%s: layer_collection (K-FAC) is not supported in t2t; pass None"
-                         % what)
-
-
 def dense(x, units, use_bias=True, activation=None, name=None, kernel_initializer=None,
           bias_initializer=None, reuse=None, layer_collection=None, trainable=True):
     """Fully connected layer on the last axis of a tensor of any rank >= 2.
@@ -136,7 +145,7 @@ def dense(x, units, use_bias=True, activation=None, name=None, kernel_initialize
         raise ValueError("dense: the last dimension of the input must be static, got shape %s"
                          % x.get_shape())
     with _v1.variable_scope(name, default_name="dense", values=[x], reuse=reuse):
-        kernel = _v1.get_variable("kernel", [depth, units], dtype=_variable_dtype(x),
+        kernel = _v1.get_variable("kernel", [depth, units], dtype=variable_dtype(x),
                                   initializer=kernel_initializer, trainable=trainable)
         kernel = cast_like(kernel, x)
         if x.get_shape().ndims == 2:
@@ -152,68 +161,13 @@ def dense(x, units, use_bias=True, activation=None, name=None, kernel_initialize
             outputs = tf.reshape(outputs, output_shape)
             outputs.set_shape(x.get_shape()[:-1].concatenate([units]))
         if use_bias:
-            bias = _v1.get_variable("bias", [units], dtype=_variable_dtype(x),
+            bias = _v1.get_variable("bias", [units], dtype=variable_dtype(x),
                                     initializer=bias_initializer or _v1.zeros_initializer(),
                                     trainable=trainable)
             outputs = tf.nn.bias_add(outputs, cast_like(bias, x))
         if activation is not None:
             outputs = activation(outputs)
         return outputs
-
-
-def _pair(value):
-    return tuple(value) if isinstance(value, (list, tuple)) else (value, value)
-
-
-def conv(inputs, filters, kernel_size, dilation_rate=(1, 1), strides=(1, 1), padding="VALID",
-         activation=None, use_bias=True, name=None, kernel_initializer=None, reuse=None):
-    """2-D convolution on [batch, height, width, channels], with T2T's "LEFT" padding.
-
-    padding "LEFT" pads only before each axis (causal in height), so output position i
-    sees inputs <= i; width is padded likewise unless it is 1.
-
-        conv(tf.zeros([2, 9, 1, 4]), 6, (3, 1), padding="LEFT")   # [2, 9, 1, 6]
-    """
-    inputs = tf.convert_to_tensor(inputs)
-    static_shape = inputs.get_shape()
-    if static_shape.ndims != 4:
-        raise ValueError("conv: inputs must have static rank 4, got shape %s" % static_shape)
-    kernel_size, dilation_rate, strides = (_pair(kernel_size), _pair(dilation_rate),
-                                           _pair(strides))
-    padding = padding.upper()
-    if padding == "LEFT":
-        height_padding = 2 * (kernel_size[0] // 2) * dilation_rate[0]
-        width_padding = 0
-        if static_shape.as_list()[2] != 1:
-            width_padding = 2 * (kernel_size[1] // 2) * dilation_rate[1]
-        inputs = tf.pad(inputs, [[0, 0], [height_padding, 0], [width_padding, 0], [0, 0]])
-        inputs.set_shape([static_shape[0], None, None, static_shape[3]])
-        padding = "VALID"
-    if padding not in ("VALID", "SAME"):
-        raise ValueError("conv: padding must be 'VALID', 'SAME' or 'LEFT', got %r" % padding)
-    in_channels = inputs.get_shape().as_list()[-1]
-    with _v1.variable_scope(name, default_name="conv", values=[inputs], reuse=reuse):
-        kernel = _v1.get_variable("kernel", list(kernel_size) + [in_channels, filters],
-                                  dtype=_variable_dtype(inputs), initializer=kernel_initializer)
-        outputs = tf.nn.conv2d(inputs, cast_like(kernel, inputs),
-                               strides=[1, strides[0], strides[1], 1], padding=padding,
-                               dilations=[1, dilation_rate[0], dilation_rate[1], 1])
-        if use_bias:
-            bias = _v1.get_variable("bias", [filters], dtype=_variable_dtype(inputs),
-                                    initializer=_v1.zeros_initializer())
-            outputs = tf.nn.bias_add(outputs, cast_like(bias, inputs))
-        if activation is not None:
-            outputs = activation(outputs)
-        return outputs
-
-
-def conv1d(inputs, filters, kernel_size, dilation_rate=1, **kwargs):
-    """1-D convolution on [batch, length, channels] (a conv over [B, L, 1, C]).
-
-        conv1d(tf.zeros([2, 9, 4]), 6, 3, padding="SAME")   # [2, 9, 6]
-    """
-    return tf.squeeze(conv(tf.expand_dims(inputs, 2), filters, (kernel_size, 1),
-                           dilation_rate=(dilation_rate, 1), **kwargs), 2)
 
 
 def tpu_conv1d(inputs, filters, kernel_size, padding="SAME", name="tpu_conv1d"):
@@ -240,15 +194,6 @@ def tpu_conv1d(inputs, filters, kernel_size, padding="SAME", name="tpu_conv1d"):
         shifted.set_shape(inputs.get_shape())
         results.append(dense(shifted, filters, use_bias=(i == 0), name=name + "_%d" % i))
     return tf.add_n(results) * kernel_size ** -0.5
-
-
-def maybe_zero_out_padding(inputs, kernel_size, nonpadding_mask):
-    """Zero padding positions before a conv wider than 1, so padding does not leak in."""
-    if kernel_size not in (1, (1, 1)) and nonpadding_mask is not None:
-        while nonpadding_mask.get_shape().ndims < inputs.get_shape().ndims:
-            nonpadding_mask = tf.expand_dims(nonpadding_mask, -1)
-        return inputs * cast_like(nonpadding_mask, inputs)
-    return inputs
 
 
 def dense_relu_dense(inputs, filter_size, output_size, output_activation=None, dropout=0.0,
@@ -296,156 +241,6 @@ def conv_relu_conv(inputs, filter_size, output_size, first_kernel_size=3,
             h = dropout_with_broadcast_dims(h, 1.0 - dropout)
         h = maybe_zero_out_padding(h, second_kernel_size, nonpadding_mask)
         return tpu_conv1d(h, output_size, second_kernel_size, padding=padding, name="conv2")
-
-
-# --------------------------------------------------------------------------- normalisation
-def layer_norm_vars(filters):
-    """The scale (ones) and bias (zeros) variables of a layer norm over `filters`."""
-    scale = _v1.get_variable("layer_norm_scale", [filters], initializer=_v1.ones_initializer())
-    bias = _v1.get_variable("layer_norm_bias", [filters], initializer=_v1.zeros_initializer())
-    return scale, bias
-
-
-_forward_only = threading.local()
-
-
-@contextlib.contextmanager
-def forward_only():
-    """Within it layers build no custom gradients: for graphs that are only run forward
-    (decoding, SavedModel exports), built by `model_predict.build_predictions`.
-
-    A SavedModel cannot hold a custom gradient of a function body (the decoder's while
-    loop), so loading one with it warned "Importing a function (..._while_body_...) with
-    ops with unsaved custom gradients". The forward ops are the same either way.
-
-        with common_layers.forward_only():
-            predictions, _ = model.predict_outputs(features)
-    """
-    previous = getattr(_forward_only, "enabled", False)
-    _forward_only.enabled = True
-    try:
-        yield
-    finally:
-        _forward_only.enabled = previous
-
-
-def _is_forward_only():
-    return getattr(_forward_only, "enabled", False)
-
-
-def layer_norm_compute(x, epsilon, scale, bias, layer_collection=None):
-    """(x - mean) / sqrt(var + epsilon) * scale + bias over the last axis."""
-    _check_no_layer_collection(layer_collection, "layer_norm_compute")
-    epsilon, scale, bias = [tf.convert_to_tensor(cast_like(t, x))
-                            for t in [epsilon, scale, bias]]
-    if _is_forward_only():
-        return _layer_norm_forward(x, epsilon)[0] * scale + bias
-    return _layer_norm_with_gradient(x, epsilon, scale, bias)
-
-
-def _layer_norm_forward(x, epsilon):
-    """(normalized x, 1 / sqrt(var + epsilon)): T2T's layer norm ops."""
-    mean = tf.reduce_mean(x, axis=[-1], keepdims=True)
-    variance = tf.reduce_mean(tf.math.squared_difference(x, mean), axis=[-1], keepdims=True)
-    inverse_std = tf.math.rsqrt(variance + epsilon)
-    return (x - mean) * inverse_std, inverse_std
-
-
-@tf.custom_gradient
-def _layer_norm_with_gradient(x, epsilon, scale, bias):
-    """T2T's layer norm ops forward; backward the closed form
-    dx = (g - mean(g) - x_hat * mean(g * x_hat)) / sqrt(var + epsilon), g = dy * scale,
-    in a few ops where autodiff's graph of the mean and variance has broadcasts the size
-    of x: forward + backward 1.6x as fast on CPU, a transformer_tiny/small training step
-    7%/8% faster (same losses to 3 decimals)."""
-    norm_x, inverse_std = _layer_norm_forward(x, epsilon)
-
-    def gradient(dy):
-        g = dy * scale
-        dx = inverse_std * (g - tf.reduce_mean(g, axis=[-1], keepdims=True) -
-                            norm_x * tf.reduce_mean(g * norm_x, axis=[-1], keepdims=True))
-        return (dx, None, _sum_to_shape(dy * norm_x, scale), _sum_to_shape(dy, bias))
-
-    return norm_x * scale + bias, gradient
-
-
-def _sum_to_shape(grad, like):
-    """`grad` summed over the dimensions that `like` broadcast along to reach its shape."""
-    like_shape = tf.shape(like)
-    _, axes = tf.raw_ops.BroadcastGradientArgs(s0=tf.shape(grad), s1=like_shape)
-    return tf.reshape(tf.reduce_sum(grad, axis=axes), like_shape)
-
-
-def layer_norm(x, filters=None, epsilon=1e-6, name=None, reuse=None, layer_collection=None):
-    """Layer normalisation over the last axis; vars layer_norm_scale / layer_norm_bias.
-
-        layer_norm(tf.constant([[1.0, 3.0]]))   # ~[[-1.0, 1.0]]
-    """
-    if filters is None:
-        filters = shape_list(x)[-1]
-    with _v1.variable_scope(name, default_name="layer_norm", values=[x], reuse=reuse):
-        scale, bias = layer_norm_vars(filters)
-        return layer_norm_compute(x, epsilon, scale, bias, layer_collection=layer_collection)
-
-
-def group_norm(x, filters=None, num_groups=8, epsilon=1e-5):
-    """Group normalisation over [batch, height, width, filters] in `num_groups` groups."""
-    x_shape = shape_list(x)
-    if filters is None:
-        filters = x_shape[-1]
-    if len(x_shape) != 4:
-        raise ValueError("group_norm: input must have rank 4, got shape %s" % (x_shape,))
-    if filters % num_groups != 0:
-        raise ValueError("group_norm: filters (%d) must be divisible by num_groups (%d)"
-                         % (filters, num_groups))
-    scale = _v1.get_variable("group_norm_scale", [filters], initializer=_v1.ones_initializer())
-    bias = _v1.get_variable("group_norm_bias", [filters], initializer=_v1.zeros_initializer())
-    epsilon, scale, bias = [cast_like(t, x) for t in [epsilon, scale, bias]]
-    x = tf.reshape(x, x_shape[:-1] + [num_groups, filters // num_groups])
-    mean, variance = tf.nn.moments(x, [1, 2, 4], keepdims=True)
-    norm_x = (x - mean) * tf.math.rsqrt(variance + epsilon)
-    return tf.reshape(norm_x, x_shape) * scale + bias
-
-
-def noam_norm(x, epsilon=1.0, name=None):
-    """x scaled to norm sqrt(depth) on the last axis (no variables)."""
-    with tf.name_scope(name or "noam_norm"):
-        depth = x.get_shape().as_list()[-1]
-        return (tf.nn.l2_normalize(x, len(x.get_shape()) - 1, epsilon=epsilon) *
-                tf.sqrt(to_float(depth)))
-
-
-def l2_norm(x, filters=None, epsilon=1e-6, name=None, reuse=None):
-    """Like layer_norm but divides by the L2 norm of the centred vector, not its std."""
-    if filters is None:
-        filters = shape_list(x)[-1]
-    with _v1.variable_scope(name, default_name="l2_norm", values=[x], reuse=reuse):
-        scale = _v1.get_variable("l2_norm_scale", [filters], initializer=_v1.ones_initializer())
-        bias = _v1.get_variable("l2_norm_bias", [filters], initializer=_v1.zeros_initializer())
-        epsilon, scale, bias = [cast_like(t, x) for t in [epsilon, scale, bias]]
-        mean = tf.reduce_mean(x, axis=[-1], keepdims=True)
-        l2norm = tf.reduce_sum(tf.square(x - mean), axis=[-1], keepdims=True)
-        norm_x = (x - mean) * tf.math.rsqrt(l2norm + epsilon)
-        return norm_x * scale + bias
-
-
-def apply_norm(x, norm_type, depth, epsilon, layer_collection=None):
-    """Normalise `x` by `norm_type`: "layer", "group", "l2", "noam" or "none"."""
-    _check_no_layer_collection(layer_collection, "apply_norm")
-    if norm_type == "layer":
-        return layer_norm(x, filters=depth, epsilon=epsilon)
-    if norm_type == "group":
-        return group_norm(x, filters=depth, epsilon=epsilon)
-    if norm_type == "l2":
-        return l2_norm(x, filters=depth, epsilon=epsilon)
-    if norm_type == "noam":
-        return noam_norm(x, epsilon)
-    if norm_type == "none":
-        return x
-    if norm_type == "batch":
-        raise ValueError("norm_type 'batch' is not supported in t2t (T2T ran it in inference "
-                         "mode only); use one of %s" % ", ".join(_NORM_TYPES))
-    raise ValueError("unknown norm_type %r; use one of %s" % (norm_type, ", ".join(_NORM_TYPES)))
 
 
 def zero_add(previous_value, x, name=None, reuse=None):
@@ -547,44 +342,6 @@ def shift_right_2d(x, pad_value=None):
     return shifted
 
 
-def ones_matrix_band_part(rows, cols, num_lower, num_upper, out_shape=None):
-    """A [rows, cols] float matrix of ones within the band, zeros outside.
-
-    num_lower / num_upper: how many sub/super-diagonals to keep (negative = all).
-    Built in numpy when the sizes are Python ints, so it is a constant.
-
-        ones_matrix_band_part(3, 3, -1, 0)   # lower triangle: [[1,0,0],[1,1,0],[1,1,1]]
-    """
-    if all(isinstance(el, int) for el in [rows, cols, num_lower, num_upper]):
-        if num_lower < 0:
-            num_lower = rows - 1
-        if num_upper < 0:
-            num_upper = cols - 1
-        lower_mask = np.tri(cols, rows, num_lower).T
-        upper_mask = np.tri(rows, cols, num_upper)
-        band = np.ones((rows, cols)) * lower_mask * upper_mask
-        if out_shape:
-            band = band.reshape(out_shape)
-        return tf.constant(band, tf.float32)
-    # band_part rejects bands wider than the matrix; clip them (negative still means all).
-    num_lower = tf.minimum(tf.cast(num_lower, tf.int64), tf.cast(rows, tf.int64) - 1)
-    num_upper = tf.minimum(tf.cast(num_upper, tf.int64), tf.cast(cols, tf.int64) - 1)
-    band = tf.linalg.band_part(tf.ones([rows, cols]), num_lower, num_upper)
-    if out_shape:
-        band = tf.reshape(band, out_shape)
-    return band
-
-
-def approximate_split(x, num_splits, axis=0):
-    """Split `x` into num_splits pieces whose sizes differ by at most one.
-
-        [t.shape[0] for t in approximate_split(tf.zeros([7]), 3)]   # [2, 2, 3]
-    """
-    size = shape_list(x)[axis]
-    size_splits = [(size + i) // num_splits for i in range(num_splits)]
-    return tf.split(x, size_splits, axis=axis)
-
-
 def index_last_dim_with_indices(x, indices):
     """x[..., indices[...]]: pick one element of the last axis per position.
 
@@ -633,7 +390,7 @@ def convert_gradient_to_tensor(x):
     `dense_gradients_in_functions`): a SavedModel cannot carry this custom gradient (its
     saved form rejects the IndexedSlices a gather produces).
     """
-    if _is_forward_only() or (getattr(_v1.get_default_graph(), "outer_graph", None) is not None
+    if is_forward_only() or (getattr(_v1.get_default_graph(), "outer_graph", None) is not None
                               and not getattr(_dense_gradients, "enabled", False)):
         return x
     return _identity_with_dense_gradient(x)

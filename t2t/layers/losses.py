@@ -42,49 +42,6 @@ def weights_prepend_inputs_to_targets(labels):
     return to_float(tf.not_equal(past_first_zero * nonzero, 0))
 
 
-def _check_task_id(taskid):
-    if taskid < 0:
-        raise ValueError("a multi-problem weights function needs the task's id (>= 0), got %r; "
-                         "the MultiProblem sets it (update_task_ids)" % (taskid,))
-    return taskid
-
-
-def _after_task_id(labels, taskid):
-    """1.0 at non-padding positions after the task id, else 0.0 (the id itself is 0)."""
-    is_task_id = tf.equal(labels, taskid)
-    past_task_id = tf.cumsum(to_float(is_task_id), axis=1) * to_float(tf.logical_not(is_task_id))
-    return to_float(tf.not_equal(past_task_id * to_float(labels), 0))
-
-
-def weights_multi_problem(labels, taskid=-1):
-    """Weights the "targets" part of a multi-problem row "inputs <task id> targets".
-
-        weights_multi_problem(tf.constant([[5, 6, 9, 7, 1, 0]]), taskid=9)
-        # [[0., 0., 0., 1., 1., 0.]]
-    """
-    return _after_task_id(labels, _check_task_id(taskid))
-
-
-def weights_multi_problem_all(labels, taskid=-1):
-    """Every non-padding position of the rows of task `taskid` (rows of other tasks: 0).
-
-        weights_multi_problem_all(tf.constant([[5, 9, 7, 0], [5, 8, 7, 0]]), taskid=9)
-        # [[1., 1., 1., 0.], [0., 0., 0., 0.]]
-    """
-    in_task = tf.reduce_sum(_after_task_id(labels, _check_task_id(taskid)), axis=1,
-                            keepdims=True)
-    return weights_nonzero(labels) * to_float(tf.greater(in_task, 0.0))
-
-
-def weights_multi_problem_input(labels, taskid=-1):
-    """The inputs part (task id included) of the rows of task `taskid`.
-
-        weights_multi_problem_input(tf.constant([[5, 6, 9, 7, 1]]), taskid=9)
-        # [[1., 1., 1., 0., 0.]]
-    """
-    return weights_multi_problem_all(labels, taskid) - weights_multi_problem(labels, taskid)
-
-
 def weights_concatenated(labels):
     """Weights for "source EOS target EOS source EOS ..." rows: only the targets count.
 
@@ -99,6 +56,52 @@ def weights_concatenated(labels):
     shifted = tf.pad(sentence_num_plus_one, [[0, 0], [2, 0], [0, 0], [0, 0]])[:, :-2, :, :]
     nonboilerplate = tf.equal(sentence_num_plus_one, shifted)
     return to_float(tf.logical_and(nonboilerplate, in_target))
+
+
+def check_nonnegative(value):
+    """`value`, checked to be >= 0 (a ValueError for a Python number, an assertion op for a
+    tensor)."""
+    if isinstance(value, tf.Tensor):
+        with tf.control_dependencies([tf.debugging.assert_greater_equal(value, 0)]):
+            return tf.identity(value)
+    if value < 0:
+        raise ValueError("the task id must be >= 0 (the id a multi-problem puts before each "
+                         "task's targets), got %r" % (value,))
+    return value
+
+
+def _after_task_id(labels, taskid):
+    """1.0 on the non-padding positions after the first `taskid` in each row."""
+    is_taskid = to_float(tf.equal(labels, taskid))
+    past_taskid = tf.cumsum(is_taskid, axis=1) * (1.0 - is_taskid)
+    return to_float(tf.not_equal(past_taskid * to_float(labels), 0))
+
+
+def weights_multi_problem(labels, taskid=-1):
+    """Weights only the targets of "inputs <taskid> targets" rows (T2T's multi-problems).
+
+        weights_multi_problem(tf.constant([[5, 6, 9, 7, 1, 0]]), 9)
+        # [[0., 0., 0., 1., 1., 0.]]
+    """
+    return _after_task_id(labels, check_nonnegative(taskid))
+
+
+def weights_multi_problem_all(labels, taskid=-1):
+    """Weights every non-padding token of the rows that hold `taskid` (then a target).
+
+        weights_multi_problem_all(tf.constant([[5, 9, 7, 0], [5, 6, 7, 0]]), 9)
+        # [[1., 1., 1., 0.], [0., 0., 0., 0.]]
+    """
+    taskid = check_nonnegative(taskid)
+    in_task = tf.reduce_sum(_after_task_id(labels, taskid), axis=1) > 0
+    return to_float(tf.not_equal(labels, 0)) * tf.expand_dims(to_float(in_task), axis=-1)
+
+
+def weights_multi_problem_input(labels, taskid=-1):
+    """Weights the inputs (and the task id) of the rows of task `taskid`:
+    weights_multi_problem_all - weights_multi_problem."""
+    taskid = check_nonnegative(taskid)
+    return weights_multi_problem_all(labels, taskid) - weights_multi_problem(labels, taskid)
 
 
 def pad_to_same_length(x, y, final_length_divisible_by=1, axis=1):

@@ -26,6 +26,7 @@ import tensorflow as tf
 from t2t.core.errors import UserError
 from t2t.layers import softmax_attention
 from t2t.layers import common_layers
+from t2t.layers import conv_layers
 from t2t.layers import dropout as dropout_lib
 from t2t.layers import loop_invariants
 from t2t.layers import losses
@@ -224,7 +225,7 @@ def _image_channel_compress_bottom(inputs, model_hparams, name="bottom"):
         inputs_shape = shape_list(inputs)
         # Lay the channels side by side: [B, L, L * 3, 1].
         inputs = tf.reshape(inputs, [-1, inputs_shape[1], inputs_shape[2] * inputs_shape[3], 1])
-        return common_layers.conv(inputs, model_hparams.hidden_size,
+        return conv_layers.conv(inputs, model_hparams.hidden_size,
                                   kernel_size=(1, num_channels), padding="VALID",
                                   strides=(1, num_channels), activation=tf.nn.relu,
                                   name="conv_input")
@@ -373,7 +374,7 @@ def image_channel_compress_top(body_output, targets, model_hparams, vocab_size):
         img_len = model_hparams.img_len
         channels = 3
         batch = shape_list(body_output)[0]
-        x = common_layers.conv(body_output, hidden_size * channels, kernel_size=(1, 1),
+        x = conv_layers.conv(body_output, hidden_size * channels, kernel_size=(1, 1),
                                strides=(1, 1), padding="VALID", activation=tf.nn.relu,
                                name="decompress_conv")
         x = tf.reshape(x, [batch, img_len, img_len * channels, hidden_size])

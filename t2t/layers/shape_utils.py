@@ -47,6 +47,12 @@ def cast_like(x, y):
     return tf.cast(x, y.dtype)
 
 
+def variable_dtype(x):
+    """The dtype of a layer's variables for activations `x`: float32 for half-precision
+    activations (cast at use), else x's dtype."""
+    return tf.float32 if x.dtype.base_dtype in (tf.float16, tf.bfloat16) else x.dtype.base_dtype
+
+
 def flatten4d3d(x):
     """[batch, a, b, depth] -> [batch, a * b, depth].
 
@@ -81,3 +87,13 @@ def expand_squeeze_to_nd(x, n, squeeze_dim=2, expand_dim=-1):
         while len(x.shape) != n:
             x = tf.expand_dims(x, expand_dim)
     return x
+
+
+def approximate_split(x, num_splits, axis=0):
+    """Split `x` into num_splits pieces whose sizes differ by at most one.
+
+        [t.shape[0] for t in approximate_split(tf.zeros([7]), 3)]   # [2, 2, 3]
+    """
+    size = shape_list(x)[axis]
+    size_splits = [(size + i) // num_splits for i in range(num_splits)]
+    return tf.split(x, size_splits, axis=axis)

@@ -12,7 +12,7 @@ the Estimator-free predictor (`t2t.decoding.predictor`) and the SavedModel expor
 """
 import tensorflow as tf
 
-from t2t.layers import common_layers
+from t2t.layers import normalization
 from t2t.layers import shape_utils
 
 
@@ -71,7 +71,7 @@ def predict_outputs(model, features, use_tpu=False):
 
 
 def build_predictions(model, features, use_tpu=False):
-    """`model.predict_outputs(features)` built forward only (`common_layers.forward_only`):
+    """`model.predict_outputs(features)` built forward only (`normalization.forward_only`):
     no custom gradients, which a SavedModel of the decode could not save."""
-    with common_layers.forward_only():
+    with normalization.forward_only():
         return model.predict_outputs(features, use_tpu=use_tpu)

@@ -28,6 +28,7 @@ from t2t.layers.attention_config import MultiheadAttentionConfig
 from t2t.layers import common_attention
 from t2t.layers import common_layers
 from t2t.layers import dropout as dropout_lib
+from t2t.layers import expert_utils
 from t2t.layers import shape_utils
 from t2t.model import t2t_model
 from t2t.models import transformer_fast_decode
@@ -74,38 +75,6 @@ def features_to_nonpadding(features, inputs_or_targets="inputs"):
     if features and key in features:
         return tf.minimum(tf.cast(features[key], tf.float32), 1.0)
     return None
-
-
-class PadRemover:
-    """Drop padding positions before a position-wise layer and put them back after.
-
-    T2T's `expert_utils.PadRemover`: the feed-forward layers then skip padded tokens.
-
-        remover = PadRemover(tf.constant([[0., 1.], [0., 0.]]))   # 1.0 = padding
-        x = remover.remove(tf.reshape(tf.range(8.), [4, 2]))        # rows 0, 2, 3 kept
-        remover.restore(x)                                          # row 1 is zeros
-    """
-
-    def __init__(self, pad_mask):
-        with tf.name_scope("pad_reduce/get_ids"):
-            pad_mask = tf.reshape(pad_mask, [-1])
-            self.nonpad_ids = tf.cast(tf.where(pad_mask < 1e-9), tf.int32)
-            self.dim_origin = tf.shape(pad_mask)[:1]
-
-    def remove(self, x):
-        """x [positions, depth] -> [non-padding positions, depth]."""
-        with tf.name_scope("pad_reduce/remove"):
-            x_shape = x.shape.as_list()
-            x = tf.gather_nd(x, indices=self.nonpad_ids)
-            if not tf.executing_eagerly():
-                x.set_shape([None] + x_shape[1:])
-            return x
-
-    def restore(self, x):
-        """Inverse of `remove`: scatter back, zeros at padding positions."""
-        with tf.name_scope("pad_reduce/restore"):
-            return tf.scatter_nd(indices=self.nonpad_ids, updates=x,
-                                 shape=tf.concat([self.dim_origin, tf.shape(x)[1:]], axis=0))
 
 
 def _target_space_embedding(target_space, depth, hparams, reuse):
@@ -317,7 +286,7 @@ def transformer_encoder(encoder_input, encoder_self_attention_bias, hparams, nam
             nonpadding = 1.0 - padding
         pad_remover = None
         if hparams.get("use_pad_remover") and not common_layers.is_xla_compiled():
-            pad_remover = PadRemover(padding)
+            pad_remover = expert_utils.PadRemover(padding)
         num_layers = hparams.get("num_encoder_layers") or hparams.num_hidden_layers
         for layer in range(num_layers):
             x = transformer_encoder_layer(x, encoder_self_attention_bias, layer, hparams,

@@ -32,7 +32,9 @@ from t2t.core import registry
 from t2t.layers import common_attention
 from t2t.layers import common_layers
 from t2t.layers import dropout as dropout_lib
+from t2t.layers import expert_utils
 from t2t.layers import modalities
+from t2t.layers import normalization
 from t2t.layers import shape_utils
 from t2t.model import t2t_model
 from t2t.models import transformer
@@ -65,7 +67,7 @@ def mlm_encode(embedded, type_ids, hparams):
     with _v1.variable_scope("encoder"):
         pad_remover = None
         if hparams.get("use_pad_remover") and not common_layers.is_xla_compiled():
-            pad_remover = transformer.PadRemover(padding)
+            pad_remover = expert_utils.PadRemover(padding)
         for layer in range(hparams.get("num_encoder_layers") or hparams.num_hidden_layers):
             x = transformer.transformer_encoder_layer(
                 x, self_attention_bias, layer, hparams, pad_remover=pad_remover,
@@ -85,7 +87,7 @@ def mlm_transform(sequence_output, hparams):
     with _v1.variable_scope("mlm"):
         x = common_layers.dense(sequence_output, hparams.hidden_size, activation=tf.nn.gelu,
                                 name="transform")
-        return common_layers.layer_norm(x, name="layer_norm")
+        return normalization.layer_norm(x, name="layer_norm")
 
 
 def next_sentence_loss(pooled_output, labels):

@@ -315,11 +315,16 @@ def test_roc_auc_batch_and_streaming():
     assert auc == pytest.approx(1.0, abs=1e-3)
 
 
-def test_not_supported_metrics_say_so():
-    # t2t has no image models, hence no discretized mixture of logistics loss.
-    assert not hasattr(common_layers, "dml_loss")
-    with pytest.raises(ValueError, match="needs common_layers.dml_loss"):
-        metrics.dmol_neg_log_perplexity(LOGITS, LABELS)
+def test_dmol_perplexity_is_minus_the_per_pixel_dml_loss():
+    rng = np.random.RandomState(0)
+    pred = rng.randn(1, 2, 2, 10).astype(np.float32)
+    pixels = rng.randint(0, 256, size=(1, 2, 2, 3))
+    num, den = metrics.dmol_neg_log_perplexity(pred, pixels)
+    loss, weights = common_layers.dml_loss(tf.constant(pred), tf.constant(pixels),
+                                           reduce_sum=False)
+    np.testing.assert_allclose(num.numpy(), -loss.numpy(), rtol=1e-6)
+    np.testing.assert_array_equal(den.numpy(), weights.numpy())
+    assert num.shape == (1, 2, 2) and (num.numpy() < 0).all()
 
 
 def test_approx_sari_score_is_the_sari_of_the_argmax_ids():

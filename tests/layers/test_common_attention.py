@@ -9,18 +9,10 @@ import tensorflow as tf
 
 from t2t.layers import common_attention
 from t2t.layers.attention_config import MultiheadAttentionConfig
+from graph_testing import run_graph
 
 v1 = tf.compat.v1
 DEPTH, HEADS = 16, 4
-
-
-def run_graph(build, seed=1):
-    with tf.Graph().as_default():
-        v1.set_random_seed(seed)
-        fetches = build()
-        with v1.Session() as sess:
-            sess.run(v1.global_variables_initializer())
-            return sess.run(fetches)
 
 
 def reference_timing(positions, channels, min_timescale=1.0, max_timescale=1.0e4):

@@ -8,18 +8,9 @@ from hypothesis import given, settings, strategies as st
 
 from t2t.layers import common_hparams
 from t2t.layers import common_layers
+from graph_testing import run_graph
 
 v1 = tf.compat.v1
-
-
-def run_graph(build, seed=1):
-    """Build in a fresh graph, initialise variables, run and return the fetches."""
-    with tf.Graph().as_default():
-        v1.set_random_seed(seed)
-        fetches = build()
-        with v1.Session() as sess:
-            sess.run(v1.global_variables_initializer())
-            return sess.run(fetches)
 
 
 def global_var_names():

@@ -10,6 +10,7 @@ from t2t.layers import common_hparams
 from t2t.layers import common_layers
 from t2t.layers import modalities
 from t2t.layers.modalities import ModalityType
+from graph_testing import run_graph
 
 v1 = tf.compat.v1
 
@@ -21,15 +22,6 @@ def make_hparams(**overrides):
     for name, value in overrides.items():
         setattr(hp, name, value)
     return hp
-
-
-def run_graph(build, seed=1):
-    with tf.Graph().as_default():
-        v1.set_random_seed(seed)
-        fetches = build()
-        with v1.Session() as sess:
-            sess.run(v1.global_variables_initializer())
-            return sess.run(fetches)
 
 
 def trainable_names():

@@ -4,6 +4,7 @@ import pytest
 import tensorflow as tf
 
 from t2t.core import registry
+from t2t.layers import expert_utils
 from t2t.layers.modality_type import ModalityType
 from t2t.model import model_hparams
 from t2t.models import transformer
@@ -193,7 +194,7 @@ def test_prepare_decoder_packed_rows():
 def test_pad_remover_round_trip(pad_mask):
     mask = np.array(pad_mask, dtype=np.float32)
     x = np.arange(mask.size * 3, dtype=np.float32).reshape([mask.size, 3]) + 1.0
-    remover = transformer.PadRemover(tf.constant(mask))
+    remover = expert_utils.PadRemover(tf.constant(mask))
     removed = remover.remove(tf.constant(x))
     restored = remover.restore(removed)
     keep = mask.reshape(-1) == 0

@@ -129,7 +129,7 @@ def test_weights_pick_a_tasks_targets_inputs_and_rows():
     four_d = tf.reshape(labels, [2, 6, 1, 1])
     assert losses.weights_multi_problem_all(four_d, 9).shape == (2, 6, 1, 1)
     assert common_layers.weights_multi_problem is losses.weights_multi_problem
-    with pytest.raises(ValueError, match="needs the task's id"):
+    with pytest.raises(ValueError, match="task id must be >= 0"):
         losses.weights_multi_problem(labels)
 
 
