@@ -15,6 +15,7 @@ variables except `masked_relative_local_attention_1d`.
 import tensorflow as tf
 
 from t2t.layers import common_layers
+from t2t.layers import masks
 from t2t.layers import dropout as dropout_lib
 from t2t.layers.relative_attention import (
     _absolute_position_to_relative_position_masked,
@@ -30,7 +31,7 @@ _v1 = tf.compat.v1
 
 def _lower_triangle_bias(length, out_shape=None):
     # common_attention.attention_bias_lower_triangle, which sits above this module.
-    band = common_layers.ones_matrix_band_part(length, length, -1, 0,
+    band = masks.ones_matrix_band_part(length, length, -1, 0,
                                                out_shape=out_shape or [1, 1, length, length])
     return -1e9 * (1.0 - band)
 
@@ -125,7 +126,7 @@ def _blocked_causal(q, k, v, block_length):
 
 def _causal_two_block_band(block_length, out_shape=None):
     # Query t of a block sees the previous block and positions <= t of its own.
-    return common_layers.ones_matrix_band_part(block_length, 2 * block_length, -1,
+    return masks.ones_matrix_band_part(block_length, 2 * block_length, -1,
                                                block_length, out_shape=out_shape)
 
 
@@ -217,7 +218,7 @@ def masked_relative_local_attention_1d(q, k, v, block_length=128, make_image_sum
                                       heads_share))
         first_output, first_weights = attend(
             first_q, first_k, first_v, first_rel,
-            common_layers.ones_matrix_band_part(block_length, block_length, -1, 0),
+            masks.ones_matrix_band_part(block_length, block_length, -1, 0),
             previous_block=False)
         if make_image_summary and common_layers.should_generate_summaries():
             attention_image_summary(first_weights, None)
