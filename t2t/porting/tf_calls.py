@@ -18,6 +18,7 @@ import ast
 import contextlib
 import io
 import re
+import warnings
 
 from t2t.porting.source_edits import Source
 
@@ -118,7 +119,9 @@ _SPURIOUS = ("in deprecated module tf.flags", "in deprecated module tf.app.flags
 
 def _run_tf_upgrade_v2(upgrader, text):
     """(text, [(line, message)]) from tf_upgrade_v2."""
-    with contextlib.redirect_stdout(io.StringIO()):
+    # It prints its log too, and pasta warns about the ast of new Pythons.
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
         _, new_text, logs, errors = upgrader.update_string_pasta(text, "<ported>")
     notes = []
     for entry in list(logs):
