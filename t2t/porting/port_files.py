@@ -76,13 +76,17 @@ def run(paths, tf_upgrade="auto", in_place=False, backup=False, out=None, err=No
     files = python_files(paths)
     changed, missing, broken, ways = 0, 0, [], set()
     for path in files:
-        with open(path, encoding="utf-8", newline="") as f:
-            old = f.read()
         try:
+            with open(path, encoding="utf-8", newline="") as f:
+                old = f.read()
             result = port_text(old, tf_upgrade)
         except SyntaxError as error:
             broken.append(path)
             err.write("%s:%s: does not parse (%s); skipped\n" % (path, error.lineno, error.msg))
+            continue
+        except UnicodeDecodeError as error:
+            broken.append(path)
+            err.write("%s: does not parse (not UTF-8: %s); skipped\n" % (path, error.reason))
             continue
         for lineno, note in result.notes:
             err.write("%s:%d: %s\n" % (path, lineno, note))

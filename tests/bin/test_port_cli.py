@@ -40,12 +40,8 @@ flags.DEFINE_string("my_note", "", "Written to <output_dir>/note.txt before trai
 @registry.register_hparams
 def my_tiny_transformer():
   hparams = transformer.transformer_tiny()
-  hparams.hidden_size = 16
-  hparams.filter_size = 32
-  hparams.num_hidden_layers = 1
-  hparams.num_heads = 2
-  hparams.batch_size = 128
-  return hparams
+  return hparams.parse("hidden_size=16,filter_size=32,num_hidden_layers=1,num_heads=2,"
+                       "batch_size=128")
 
 
 def main(argv):
@@ -111,11 +107,14 @@ def test_diff_by_default_then_in_place_with_backup_then_nothing_to_do(tmp_path, 
 def test_a_file_that_does_not_parse_is_named_and_skipped_exit_1(tmp_path, capsys):
     folder = user_dir(tmp_path)
     (folder / "broken.py").write_text("import os\ndef f(:\n    pass\n")
+    (folder / "latin1.py").write_bytes("s = 'caf\u00e9'\n".encode("latin-1"))
     code, out, err = port(capsys, "--tf_upgrade=none", folder)
     assert code == 1 and "+from t2t.layers import common_layers" in out
     assert "%s:2: does not parse (invalid syntax); skipped\n" % (folder / "broken.py") in err
-    assert err.splitlines()[-1] == ("t2t-port: 4 files scanned, 1 to change, 1 name missing "
-                                    "in t2t; 1 file skipped (does not parse)")
+    assert "%s: does not parse (not UTF-8: invalid continuation byte); skipped\n" % (
+        folder / "latin1.py") in err
+    assert err.splitlines()[-1] == ("t2t-port: 5 files scanned, 1 to change, 1 name missing "
+                                    "in t2t; 2 files skipped (does not parse)")
 
 
 @pytest.mark.parametrize("args,message", [
