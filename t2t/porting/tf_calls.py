@@ -104,11 +104,13 @@ def contrib_note(name):
 def _upgrader():
     """TensorFlow's tf_upgrade_v2 (an ASTCodeUpgrader), or None where it does not import."""
     try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(
+                io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # its ast.Str, on 3.12+
             from tensorflow.tools.compatibility import ast_edits, tf_upgrade_v2
-    except ImportError:
+            return ast_edits.ASTCodeUpgrader(tf_upgrade_v2.TFAPIChangeSpec())
+    except (ImportError, AttributeError):  # not installed, or an ast it predates
         return None
-    return ast_edits.ASTCodeUpgrader(tf_upgrade_v2.TFAPIChangeSpec())
 
 
 _LOG_LINE = re.compile(r"^(?:.*?:)?(\d+):(\d+): (\w+): (.*)$", re.S)
