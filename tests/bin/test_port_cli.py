@@ -18,7 +18,7 @@ from tensor2tensor.models import transformer
 @registry.register_hparams
 def my_hparams():
   hparams = transformer.transformer_tiny()
-  hparams.add_hparam("f", common_layers.conv_hidden_relu)
+  hparams.add_hparam("f", common_layers.layer_normm)
   return hparams
 '''
 
@@ -86,8 +86,8 @@ def test_diff_by_default_then_in_place_with_backup_then_nothing_to_do(tmp_path, 
     assert "\n-from tensor2tensor.utils import registry  # the registry\n" in out
     assert "\n+from t2t.utils import registry  # the registry\n" in out
     lines = err.splitlines()
-    assert lines[0] == ("%s:9: common_layers.conv_hidden_relu is not in t2t; closest: "
-                        "conv_relu_conv" % model)
+    assert lines[0] == ("%s:9: common_layers.layer_normm is not in t2t; closest: layer_norm"
+                        % model)
     assert lines[-1] == "t2t-port: 3 files scanned, 1 to change, 1 name missing in t2t"
 
     code, out, err = port(capsys, "--in_place", "--backup", folder)

@@ -6,7 +6,7 @@ def test_missing_attributes_modules_and_imported_names_with_the_closest():
     text = ("from t2t.layers import common_layers\n"
             "from t2t.utils import registry, trainer_lib as tl\n"
             "import t2t.utils.registry\n"
-            "import t2t.models.universal_transformer\n"
+            "import t2t.models.transformerr\n"
             "from t2t.problems.problem import DatasetSplit, Problemm\n"
             "y = common_layers.dense_relu_dens(x), common_layers.shape_list(x)\n"
             "@registry.register_modell\n"
@@ -14,7 +14,7 @@ def test_missing_attributes_modules_and_imported_names_with_the_closest():
             "    return tl.create_hparams, t2t.utils.registry.register_hparamz\n"
             "common_layers.patched = 1  # an assignment is not a read\n")
     assert names.missing_names(text) == [
-        (4, "t2t.models.universal_transformer is not in t2t; closest: transformer"),
+        (4, "t2t.models.transformerr is not in t2t; closest: transformer"),
         (5, "t2t.problems.problem.Problemm is not in t2t; closest: Problem"),
         (6, "common_layers.dense_relu_dens is not in t2t; closest: dense_relu_dense"),
         (7, "registry.register_modell is not in t2t; closest: register_model"),
