@@ -20,7 +20,7 @@ Relative imports and other packages are left alone. Porting ported code changes 
 import ast
 
 from t2t.porting import import_map
-from t2t.porting.source_edits import Source
+from t2t.porting.source_edits import Source, reference_chains
 
 
 def _is_t2t1(dotted):
@@ -77,28 +77,9 @@ def _import_edits(source, node):
     return edits, binds_root
 
 
-def _chain(node):
-    """[Name, Attribute, ...] of `a.b.c`, or None when the chain does not start at a Name."""
-    nodes = []
-    while isinstance(node, ast.Attribute):
-        nodes.append(node)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    nodes.append(node)
-    return nodes[::-1]
-
-
 def _reference_edits(source, tree):
-    inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     edits = []
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.Attribute, ast.Name)) or id(node) in inner:
-            continue
-        chain = _chain(node)
-        if not chain or chain[0].id != import_map.T2T_ROOT:
-            continue
-        parts = [chain[0].id] + [n.attr for n in chain[1:]]
+    for chain, parts in reference_chains(tree, {import_map.T2T_ROOT}):
         used, new = import_map.port_parts(parts)
         start = source.offset(chain[0].lineno, chain[0].col_offset)
         end = source.offset(chain[used - 1].end_lineno, chain[used - 1].end_col_offset)

@@ -15,6 +15,7 @@ import types
 
 from t2t.core import registry
 from t2t.porting import import_map
+from t2t.porting.source_edits import reference_chains
 
 CLOSEST = 1
 _NOT_FOUND = object()
@@ -74,16 +75,10 @@ def resolve(dotted):
 
 
 def _chains(tree, roots):
-    inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and id(node) not in inner
-                and isinstance(node.ctx, ast.Load)):
-            attrs = []
-            while isinstance(node, ast.Attribute):
-                attrs.append(node.attr)
-                node = node.value
-            if isinstance(node, ast.Name) and node.id in roots:
-                yield node.lineno, node.id, attrs[::-1]
+    """(line, root, attributes) of the `root.a.b` reads."""
+    for nodes, parts in reference_chains(tree, roots):
+        if len(parts) > 1 and isinstance(nodes[-1].ctx, ast.Load):
+            yield nodes[0].lineno, parts[0], parts[1:]
 
 
 def _bindings(tree, found):

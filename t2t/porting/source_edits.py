@@ -7,8 +7,29 @@ text so edits keep comments, blank lines and formatting around them.
     >>> src.apply([(src.offset(1, 4), src.offset(1, 5), "2")])
     'x = 2  # one\\n'
 """
+import ast
 import io
 import tokenize
+
+
+def reference_chains(tree, roots):
+    """(nodes [Name, Attribute, ...], dotted parts) of every `root.a.b` read or written, and
+    bare `root` names, for the names in `roots`; each the longest chain (not its prefixes).
+
+        [parts for _, parts in reference_chains(ast.parse("tf.a.b(tf.c)"), {"tf"})]
+        # [["tf", "a", "b"], ["tf", "c"]]
+    """
+    inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Attribute, ast.Name)) or id(node) in inner:
+            continue
+        nodes = []
+        while isinstance(node, ast.Attribute):
+            nodes.append(node)
+            node = node.value
+        if isinstance(node, ast.Name) and node.id in roots:
+            nodes = [node] + nodes[::-1]
+            yield nodes, [node.id] + [n.attr for n in nodes[1:]]
 
 
 class Source:

@@ -20,7 +20,7 @@ import io
 import re
 import warnings
 
-from t2t.porting.source_edits import Source
+from t2t.porting.source_edits import Source, reference_chains
 
 HOWS = ("auto", "tf_upgrade_v2", "t2t", "none")
 
@@ -52,17 +52,8 @@ def tensorflow_aliases(tree):
 
 
 def _attribute_chains(tree, roots):
-    """(chain nodes [Name, Attribute, ...], parts) of every maximal `root.a.b` reference."""
-    inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and id(node) not in inner:
-            nodes = []
-            while isinstance(node, ast.Attribute):
-                nodes.append(node)
-                node = node.value
-            if isinstance(node, ast.Name) and node.id in roots:
-                nodes = [node] + nodes[::-1]
-                yield nodes, [node.id] + [n.attr for n in nodes[1:]]
+    """`root.a...` references (bare names are left out)."""
+    return ((nodes, parts) for nodes, parts in reference_chains(tree, roots) if len(parts) > 1)
 
 
 def _rule_edits(source, tree, flags_only):
@@ -76,7 +67,7 @@ def _rule_edits(source, tree, flags_only):
             if rest[:len(module)] == module:
                 new, used = ["compat", "v1", "flags"], len(module)
         if new is None and not flags_only:
-            if rest[:1] in tuple((m,) for m in COMPAT_V1_MODULES):
+            if rest[:1] and rest[0] in COMPAT_V1_MODULES:
                 new, used = ["compat", "v1", rest[0]], 1
             elif rest[:1] == ("gfile",) and len(rest) > 1 and rest[1] in GFILE_RENAMES:
                 new, used = ["io", "gfile", GFILE_RENAMES[rest[1]]], 2
