@@ -235,8 +235,15 @@ def data_files_to_check(problem, schedule):
 
 
 def main(argv, hp_overrides=""):
+    """Train as the flags say. T2T's entry point too: a wrapper script that defines flags
+    of its own and runs `tf.compat.v1.app.run()` (or `absl.app.run(main)`) calls
+    `t2t_trainer.main(argv)`; `--hp_NAME VALUE` pairs left in `argv` by its flag parser are
+    folded into --hparams, and argv may be None, as T2T's main allowed."""
+    argv, more_overrides = split_hp_args(list(argv or [""]))
+    hp_overrides = join_overrides(hp_overrides, more_overrides)
     cli.reject_extra_args(argv, "t2t-trainer", accepted="--flags (and --hp_NAME VALUE pairs)")
     logging.set_verbosity(logging.INFO)
+    cli.show_tensorflow_deprecations(FLAGS.show_tf_deprecations)  # wrappers skip run_main
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
     from t2t.core import registry
     from t2t.data import shard_check

@@ -1,0 +1,52 @@
+"""T2T 1.x module paths and their t2t homes.
+
+A dotted name is ported by its longest matching prefix:
+
+    >>> port_name("tensor2tensor.data_generators.problem")
+    't2t.problems.problem'
+    >>> port_name("tensor2tensor.models.research.universal_transformer.foo")
+    't2t.models.universal_transformer.foo'
+    >>> port_name("tensorflow.compat.v1") is None
+    True
+"""
+T2T_ROOT = "tensor2tensor"
+T2T_NEW_ROOT = "t2t"
+
+# (T2T prefix, t2t prefix), as tuples of components; the longest match wins. Any other
+# `tensor2tensor.X` becomes `t2t.X` (the name check then says whether t2t has it).
+RULES = tuple((tuple(old.split(".")), tuple(new.split("."))) for old, new in (
+    ("tensor2tensor.data_generators", "t2t.problems"),
+    ("tensor2tensor.utils", "t2t.utils"),
+    ("tensor2tensor.layers", "t2t.layers"),
+    ("tensor2tensor.models.research", "t2t.models"),
+    ("tensor2tensor.models", "t2t.models"),
+    ("tensor2tensor.bin", "t2t.bin"),
+    ("tensor2tensor.serving", "t2t.serving"),
+    ("tensor2tensor", "t2t"),
+))
+
+
+def port_parts(parts):
+    """(number of leading components replaced, their replacement) or None.
+
+        port_parts(("tensor2tensor", "models", "research", "ut")) -> (3, ("t2t", "models"))
+    """
+    parts = tuple(parts)
+    for old, new in RULES:  # the longer prefixes come first
+        if parts[:len(old)] == old:
+            return len(old), new
+    return None
+
+
+def port_name(dotted):
+    """The t2t name of the dotted T2T name, or None when it is not a T2T name."""
+    parts = tuple(dotted.split("."))
+    match = port_parts(parts)
+    if match is None:
+        return None
+    used, new = match
+    return ".".join(new + parts[used:])
+
+
+def is_t2t_name(dotted):
+    return dotted == T2T_NEW_ROOT or dotted.startswith(T2T_NEW_ROOT + ".")
