@@ -1,5 +1,5 @@
 """Universal Transformer: hparams sets, ACT halting, every recurrence type, T2T's variable
-names, training (graph, native and Estimator backends) and slow greedy/beam decoding."""
+names, slow greedy/beam decoding, and training on the native and Estimator backends."""
 import os
 
 import numpy as np
@@ -16,8 +16,7 @@ from t2t.models.research import universal_transformer_util as ut_util
 from t2t.training import run_config, trainer_lib
 from t2t.training.native import experiment as native_experiment
 
-from t2t_model_testing import (PREDICT, TRAIN, batch_features, copy_examples, mean_first,
-                               mean_last, placeholders, session)
+from t2t_model_testing import PREDICT, TRAIN, batch_features, copy_examples, session
 
 _v1 = tf.compat.v1
 UT_SETS = [name for name in registry.list_hparams() if "universal_transformer" in name]
@@ -202,41 +201,26 @@ def test_models_build_with_t2t_names_and_the_ponder_loss():
             "rec_layer_0/self_attention/multihead_attention/q/kernel") in names
 
 
-def test_training_lowers_the_loss_and_slow_decoding_copies():
-    rng = np.random.RandomState(0)
-    batches = [batch_features(copy_examples(rng, 32, 3)) for _ in range(4)]
-    test_inputs = batch_features(copy_examples(np.random.RandomState(5), 6, 3))["inputs"]
-    hp = tiny(layer_prepostprocess_dropout=0.0, attention_dropout=0.0, relu_dropout=0.0)
-    p_hp = model_hparams.test_problem_hparams(4, 4)
-    graph = tf.Graph()
-    with graph.as_default():
+def test_slow_greedy_and_beam_decoding():
+    inputs = batch_features(copy_examples(np.random.RandomState(5), 3, 3))["inputs"]
+    with tf.Graph().as_default():
         _v1.set_random_seed(1)
-        feeds = placeholders()
-        _, losses = universal_transformer.UniversalTransformer(hp, TRAIN, p_hp)(feeds)
-        train_op = _v1.train.AdamOptimizer(0.02).minimize(losses["training"])
-        predictor = universal_transformer.UniversalTransformer(hp, PREDICT, p_hp)
-        greedy = predictor.infer({"inputs": feeds["inputs"]}, decode_length=1)
-        beam = predictor.infer({"inputs": feeds["inputs"]}, decode_length=1, beam_size=2,
-                               top_beams=2)
-        loss_values = []
-        with session(graph) as sess:
+        model = universal_transformer.UniversalTransformer(
+            tiny(), PREDICT, model_hparams.test_problem_hparams(4, 4))
+        assert not model._use_fast_decoding()  # no cache: the whole prefix each step
+        greedy = model.infer({"inputs": tf.constant(inputs)}, decode_length=2)
+        beam = model.infer({"inputs": tf.constant(inputs)}, decode_length=2, beam_size=2,
+                           top_beams=2)
+        with session() as sess:
             sess.run(_v1.global_variables_initializer())
-            for step in range(40):
-                batch = batches[step % len(batches)]
-                value, _ = sess.run([losses["training"], train_op],
-                                    {feeds[k]: v for k, v in batch.items()})
-                loss_values.append(value)
-            decoded = sess.run({"greedy": greedy, "beam": beam},
-                               {feeds["inputs"]: test_inputs})
-    assert mean_last(loss_values) < 0.75 * mean_first(loss_values)
-    greedy, beam = decoded["greedy"], decoded["beam"]
-    # Up to 1 position past the input (decode_length=1); ids within the vocabulary.
-    assert greedy["outputs"].shape[0] == 6 and greedy["outputs"].shape[1] <= 5
-    assert beam["outputs"].shape[:2] == (6, 2) and beam["scores"].shape == (6, 2)
+            greedy, beam = sess.run([greedy, beam])
+    # At most 2 positions past the input; ids within the vocabulary; ranked beams.
+    assert greedy["outputs"].shape[0] == 3 and greedy["outputs"].shape[1] <= inputs.shape[1] + 2
+    assert beam["outputs"].shape[:2] == (3, 2) and beam["scores"].shape == (3, 2)
     assert np.all(beam["scores"][:, 0] >= beam["scores"][:, 1])
     for outputs in (greedy["outputs"], beam["outputs"]):
         assert outputs.min() >= 0 and outputs.max() <= 3
-    assert np.all(np.isfinite(greedy["scores"]))
+    assert np.all(np.isfinite(greedy["scores"])) and np.all(greedy["scores"] <= 0)
 
 
 # ------------------------------------------------------------------ backends
@@ -244,7 +228,7 @@ PROBLEM = "algorithmic_reverse_binary40_test"
 OVERRIDES = ("hidden_size=16,filter_size=32,num_heads=2,num_rec_steps=1,act_max_steps=2,"
              "batch_size=256,symbol_modality_num_shards=1,learning_rate_schedule=constant,"
              "learning_rate_constant=0.05,layer_prepostprocess_dropout=0.0")
-STEPS = 16
+STEPS = 12
 
 
 @pytest.fixture(scope="module")
@@ -259,7 +243,7 @@ def _train(backend, model_dir, data_dir):
     hparams = trainer_lib.create_hparams("adaptive_universal_transformer_tiny", OVERRIDES,
                                          data_dir=data_dir, problem_name=PROBLEM)
     run_spec = run_config.RunConfigSpec(model_dir=model_dir, save_checkpoints_steps=STEPS,
-                                        random_seed=1, save_summary_steps=2,
+                                        random_seed=1, save_summary_steps=1,
                                         log_step_count_steps=STEPS)
     spec = trainer_lib.ExperimentSpec("universal_transformer", PROBLEM, data_dir,
                                       train_steps=STEPS, eval_steps=1, schedule="train")
@@ -290,7 +274,8 @@ def runs(data_dir, tmp_path_factory):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_backends_train_act_with_falling_loss(runs, backend):
     losses, variables = runs[backend]
-    assert len(losses) >= 6 and np.mean(losses[-2:]) < np.mean(losses[:2])
+    # From about ln(4) (uniform over PAD, EOS, 0, 1) towards the symbols' frequencies.
+    assert len(losses) >= STEPS - 1 and np.mean(losses[-3:]) < losses[0] - 0.2, losses
     assert ("universal_transformer/body/encoder/universal_transformer_act/"
             "sigmoid_activation_for_pondering/dense/kernel") in variables
     # Both backends write the same checkpoint: names, shapes, optimizer slots.
