@@ -200,9 +200,11 @@ def _attention(x, memory, bias, config, hparams, scope, save_weights_to):
 
 
 def _attention_config(hparams, attention_dropout_broadcast_dims, make_image_summary):
+    # T2T's units passed neither 3-D variables nor Gumbel noise: 2-D q/k/v/output kernels.
     return MultiheadAttentionConfig.from_hparams(
         hparams, make_image_summary=make_image_summary,
-        dropout_broadcast_dims=tuple(attention_dropout_broadcast_dims or ()) or None)
+        dropout_broadcast_dims=tuple(attention_dropout_broadcast_dims or ()) or None,
+        vars_3d=False, gumbel_noise_weight=0.0)
 
 
 def transformer_encoder_attention_unit(x, hparams, encoder_self_attention_bias,

@@ -228,7 +228,7 @@ PROBLEM = "algorithmic_reverse_binary40_test"
 OVERRIDES = ("hidden_size=16,filter_size=32,num_heads=2,num_rec_steps=1,act_max_steps=2,"
              "batch_size=256,symbol_modality_num_shards=1,learning_rate_schedule=constant,"
              "learning_rate_constant=0.05,layer_prepostprocess_dropout=0.0")
-STEPS = 12
+STEPS = 20
 
 
 @pytest.fixture(scope="module")
@@ -274,8 +274,9 @@ def runs(data_dir, tmp_path_factory):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_backends_train_act_with_falling_loss(runs, backend):
     losses, variables = runs[backend]
-    # From about ln(4) (uniform over PAD, EOS, 0, 1) towards the symbols' frequencies.
-    assert len(losses) >= STEPS - 1 and np.mean(losses[-3:]) < losses[0] - 0.2, losses
+    # Towards the symbols' frequencies (from about ln 4, uniform over PAD, EOS, 0, 1).
+    assert len(losses) >= STEPS - 1, losses
+    assert np.mean(losses[-5:]) < np.mean(losses[:5]) - 0.1, losses
     assert ("universal_transformer/body/encoder/universal_transformer_act/"
             "sigmoid_activation_for_pondering/dense/kernel") in variables
     # Both backends write the same checkpoint: names, shapes, optimizer slots.
