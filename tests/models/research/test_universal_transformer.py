@@ -178,15 +178,23 @@ def test_models_build_with_t2t_names_and_the_ponder_loss():
             "inputs": tf.constant(feats["inputs"]),
             "targets": tf.constant([[[[0]]], [[[2]]], [[[1]]]], dtype=tf.int32)})
         names = {v.op.name for v in _v1.global_variables()}
+        # A language model (no inputs): the decoder alone, sharing the first build's weights.
+        language_model = universal_transformer.UniversalTransformer(
+            tiny("adaptive_universal_transformer_tiny"), TRAIN,
+            model_hparams.test_problem_hparams(None, 4))
+        lm_logits, lm_losses = language_model({"targets": tf.constant(feats["targets"])})
         with session() as sess:
             sess.run(_v1.global_variables_initializer())
             values = sess.run({"logits": logits, "losses": losses,
-                               "class_losses": class_losses})
+                               "class_losses": class_losses, "lm_logits": lm_logits,
+                               "lm_losses": lm_losses})
     assert values["logits"].shape == (3, feats["targets"].shape[1], 1, 1, 4)
     assert class_logits.shape.as_list() == [3, 1, 1, 1, 3]
     # 0.01 * (mean(ponder + remainder) of the encoder + of the decoder), each in [1, 3 + 1].
     assert 0.02 <= values["losses"]["act_loss"] <= 0.08
     assert np.isfinite(values["losses"]["training"])
+    assert values["lm_logits"].shape == values["logits"].shape
+    assert 0.01 <= values["lm_losses"]["act_loss"] <= 0.04  # the decoder's term only
     assert np.isfinite(values["class_losses"]["training"]) and "act_loss" not in class_losses
     prefix = "universal_transformer/body/%s/universal_transformer_act/"
     for name in ["decoder/rec_layer_0/encdec_attention/multihead_attention/q/kernel",
