@@ -44,6 +44,25 @@ def test_timing_signal_value_examples():
                                          math.cos(1e-4)]], atol=1e-6)
 
 
+def test_layer_timing_signals_pick_the_layers_row():
+    sinusoid = common_attention.add_layer_timing_signal_sinusoid_1d(
+        tf.zeros([2, 3, 6]), 2, 4).numpy()
+    np.testing.assert_allclose(sinusoid, np.broadcast_to(reference_timing([2], 6), [2, 3, 6]),
+                               atol=1e-6)
+
+    def build():
+        with v1.variable_scope("depth", reuse=v1.AUTO_REUSE):
+            added = common_attention.add_layer_timing_signal_learned_1d(
+                tf.zeros([2, 3, 6]), tf.constant(1), 4)
+            table = v1.get_variable("layer_embedding")
+        return added, table
+
+    added, table = run_graph(build)
+    assert table.shape == (4, 1, 1, 6)
+    np.testing.assert_allclose(added, np.broadcast_to(table[1] * 6 ** 0.5, [2, 3, 6]),
+                               rtol=1e-6)
+
+
 @pytest.mark.parametrize("channels", [2, 9])
 def test_timing_signal_given_position_restarts_per_segment(channels):
     position = tf.constant([[0, 1, 2, 0, 1, 0]])
