@@ -37,7 +37,7 @@ PACKAGES = {
     "utils": ("t2t.utils",),
     "layers": ("t2t.layers",),
     "models.research": ("t2t.models.research", "t2t.models"),
-    "models": ("t2t.models",),
+    "models": ("t2t.models", "t2t.models.research"),  # T2T moved some models to research/
     "bin": ("t2t.bin",),
     "serving": ("t2t.serving",),
 }

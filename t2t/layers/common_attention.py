@@ -198,39 +198,6 @@ def add_positional_embedding(x, max_length, name=None, positions=None):
         return x + tf.gather(var, tf.cast(positions, tf.int32))
 
 
-def get_layer_timing_signal_learned_1d(channels, layer, num_layers):
-    """A learned embedding of the layer (depth) index `layer` of `num_layers`: [1, 1, channels].
-
-    Variable `layer_embedding` [num_layers, 1, 1, channels] in the current scope, initialised
-    N(0, channels^-0.5) and scaled by channels^0.5 (so entries start near unit variance);
-    `layer` may be a tensor (the step of a depth-recurrent loop).
-    """
-    shape = [num_layers, 1, 1, channels]
-    layer_embedding = _v1.get_variable(
-        "layer_embedding", shape,
-        initializer=_v1.random_normal_initializer(0, channels ** -0.5)) * (channels ** 0.5)
-    return layer_embedding[layer, :, :, :]
-
-
-def add_layer_timing_signal_learned_1d(x, layer, num_layers):
-    """x [batch, length, channels] + get_layer_timing_signal_learned_1d."""
-    return x + get_layer_timing_signal_learned_1d(shape_list(x)[-1], layer, num_layers)
-
-
-def get_layer_timing_signal_sinusoid_1d(channels, layer, num_layers):
-    """Row `layer` of get_timing_signal_1d(num_layers, channels): [1, 1, channels].
-
-        get_layer_timing_signal_sinusoid_1d(4, 0, 3)   # [[[0, 0, 1, 1]]]
-    """
-    signal = get_timing_signal_1d(num_layers, channels)
-    return tf.expand_dims(signal[:, layer, :], axis=1)
-
-
-def add_layer_timing_signal_sinusoid_1d(x, layer, num_layers):
-    """x [batch, length, channels] + get_layer_timing_signal_sinusoid_1d."""
-    return x + get_layer_timing_signal_sinusoid_1d(shape_list(x)[-1], layer, num_layers)
-
-
 # --------------------------------------------------------------------------- biases
 def embedding_to_padding(emb):
     """1.0 where an embedding is all zeros (a padding position; symbol bottoms zero those).

@@ -5,7 +5,7 @@ A dotted name is ported by its longest matching prefix:
     >>> port_name("tensor2tensor.data_generators.problem")
     't2t.problems.problem'
     >>> port_name("tensor2tensor.models.research.universal_transformer.foo")
-    't2t.models.universal_transformer.foo'
+    't2t.models.research.universal_transformer.foo'
     >>> port_name("tensorflow.compat.v1") is None
     True
 """
@@ -18,7 +18,6 @@ RULES = tuple((tuple(old.split(".")), tuple(new.split("."))) for old, new in (
     ("tensor2tensor.data_generators", "t2t.problems"),
     ("tensor2tensor.utils", "t2t.utils"),
     ("tensor2tensor.layers", "t2t.layers"),
-    ("tensor2tensor.models.research", "t2t.models"),
     ("tensor2tensor.models", "t2t.models"),
     ("tensor2tensor.bin", "t2t.bin"),
     ("tensor2tensor.serving", "t2t.serving"),
@@ -29,7 +28,7 @@ RULES = tuple((tuple(old.split(".")), tuple(new.split("."))) for old, new in (
 def port_parts(parts):
     """(number of leading components replaced, their replacement) or None.
 
-        port_parts(("tensor2tensor", "models", "research", "ut")) -> (3, ("t2t", "models"))
+        port_parts(("tensor2tensor", "models", "research", "ut")) -> (2, ("t2t", "models"))
     """
     parts = tuple(parts)
     for old, new in RULES:  # the longer prefixes come first

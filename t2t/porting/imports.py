@@ -7,14 +7,11 @@ Only the module names change; comments, spacing, aliases and the rest of each li
     >>> port_imports("import tensor2tensor.layers.common_layers as cl\\n")
     'import t2t.layers.common_layers as cl\\n'
 
-A name that moves to another module keeps its local name (T2T's `research` subpackage is
-part of `t2t.models`):
-
-    >>> port_imports("from tensor2tensor.models import research\\n")
-    'from t2t import models as research\\n'
+A name that moves to another module keeps its local name.
 
 `import tensor2tensor.x` binds `tensor2tensor`, so its references are ported too
-(`tensor2tensor.models.research.universal_transformer.f` -> `t2t.models.universal_transformer.f`).
+(`tensor2tensor.models.research.universal_transformer.f` ->
+`t2t.models.research.universal_transformer.f`).
 Relative imports and other packages are left alone. Porting ported code changes nothing.
 """
 import ast

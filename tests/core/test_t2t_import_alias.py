@@ -69,11 +69,17 @@ def test_a_missing_module_names_the_closest(alias):
         import tensor2tensor.no_such_package  # noqa: F401
 
 
-def test_research_models_are_looked_for_in_models(alias):
-    from tensor2tensor.models.research import transformer
-    assert transformer is importlib.import_module("t2t.models.transformer")
+def test_research_models_are_found_under_either_path(alias):
+    from tensor2tensor.models.research import universal_transformer
+    assert universal_transformer is importlib.import_module(
+        "t2t.models.research.universal_transformer")
+    # The path of T2T releases before research/ (user code still has it).
+    import tensor2tensor.models.universal_transformer as old_path
+    assert old_path is universal_transformer
     assert t2t_import_alias.resolve("tensor2tensor.models.research.x") == [
         "t2t.models.research.x", "t2t.models.x"]
+    assert t2t_import_alias.resolve("tensor2tensor.models.x") == [
+        "t2t.models.x", "t2t.models.research.x"]
     assert t2t_import_alias.resolve("tensor2tensor.bin.t2t_trainer") == ["t2t.bin.t2t_trainer"]
     assert t2t_import_alias.resolve("tensorflow") is None
 

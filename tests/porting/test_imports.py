@@ -19,9 +19,9 @@ CASES = [
      "from t2t.layers import (common_layers,  # layers\n"
      "                                  common_attention)\n"),
     ("from tensor2tensor.models.research import universal_transformer\n",
-     "from t2t.models import universal_transformer\n"),
+     "from t2t.models.research import universal_transformer\n"),
     ("from tensor2tensor.models import research, transformer as tr\n",
-     "from t2t import models as research; from t2t.models import transformer as tr\n"),
+     "from t2t.models import research, transformer as tr\n"),
     ("from tensor2tensor import models  # registers them\n",
      "from t2t import models  # registers them\n"),
     ("from tensor2tensor.bin import t2t_trainer\n", "from t2t.bin import t2t_trainer\n"),
@@ -31,8 +31,8 @@ CASES = [
     ("def f():\n    import tensor2tensor.models.research.universal_transformer\n"
      "    return tensor2tensor.models.research.universal_transformer.x(\n"
      "        tensor2tensor.utils.registry)\n",
-     "def f():\n    import t2t.models.universal_transformer\n"
-     "    return t2t.models.universal_transformer.x(\n        t2t.utils.registry)\n"),
+     "def f():\n    import t2t.models.research.universal_transformer\n"
+     "    return t2t.models.research.universal_transformer.x(\n        t2t.utils.registry)\n"),
     ("import os, tensor2tensor.layers.common_layers as cl, sys\n",
      "import os, t2t.layers.common_layers as cl, sys\n"),
     ("s = 'caf\u00e9'; import tensor2tensor\nprint(tensor2tensor.__name__)\n",

@@ -20,6 +20,7 @@ from t2t.layers import common_layers
 from t2t.layers import dropout as dropout_lib
 from t2t.layers import shape_utils
 from t2t.models import transformer
+from t2t.models import transformer_hparams
 from t2t.models.research import universal_transformer_util
 
 
@@ -199,7 +200,7 @@ def _set(hparams, **values):
 def universal_transformer_base():
     """d=1024, filter 4096, 16 heads, dropout 0.3 (one shared layer needs a wide one),
     6 steps."""
-    hparams = _set(transformer.transformer_base(), hidden_size=1024, filter_size=4096,
+    hparams = _set(transformer_hparams.transformer_base(), hidden_size=1024, filter_size=4096,
                    num_heads=16, layer_prepostprocess_dropout=0.3)
     return update_hparams_for_universal_transformer(hparams)
 
@@ -207,7 +208,7 @@ def universal_transformer_base():
 @registry.register_hparams
 def universal_transformer_base_tpu():
     """universal_transformer_base with the TPU settings, no step timing signal."""
-    hparams = transformer.update_hparams_for_tpu(universal_transformer_base())
+    hparams = transformer_hparams.update_hparams_for_tpu(universal_transformer_base())
     return _set(hparams, add_step_timing_signal=False)
 
 
@@ -220,20 +221,20 @@ def universal_transformer_big():
 @registry.register_hparams
 def universal_transformer_small():
     """transformer_base's sizes (d=512), 6 steps."""
-    return update_hparams_for_universal_transformer(transformer.transformer_base())
+    return update_hparams_for_universal_transformer(transformer_hparams.transformer_base())
 
 
 @registry.register_hparams
 def universal_transformer_tiny():
     """transformer_tiny's sizes (d=128, 4 heads), 8 steps."""
-    hparams = update_hparams_for_universal_transformer(transformer.transformer_tiny())
+    hparams = update_hparams_for_universal_transformer(transformer_hparams.transformer_tiny())
     return _set(hparams, num_rec_steps=8)
 
 
 @registry.register_hparams
 def transformer_teeny():
     """transformer_base with d=128, filter 128, 2 heads."""
-    return _set(transformer.transformer_base(), hidden_size=128, filter_size=128, num_heads=2)
+    return _set(transformer_hparams.transformer_base(), hidden_size=128, filter_size=128, num_heads=2)
 
 
 @registry.register_hparams
@@ -258,7 +259,7 @@ def adaptive_universal_transformer_base():
 @registry.register_hparams
 def adaptive_universal_transformer_base_tpu():
     """adaptive_universal_transformer_base with the TPU settings, no step timing signal."""
-    hparams = transformer.update_hparams_for_tpu(adaptive_universal_transformer_base())
+    hparams = transformer_hparams.update_hparams_for_tpu(adaptive_universal_transformer_base())
     return _set(hparams, add_step_timing_signal=False)
 
 
@@ -283,7 +284,7 @@ def adaptive_universal_transformer_global_base():
 @registry.register_hparams
 def adaptive_universal_transformer_global_base_tpu():
     """adaptive_universal_transformer_global_base with the TPU settings."""
-    hparams = transformer.update_hparams_for_tpu(adaptive_universal_transformer_global_base())
+    hparams = transformer_hparams.update_hparams_for_tpu(adaptive_universal_transformer_global_base())
     return _set(hparams, add_step_timing_signal=False)
 
 

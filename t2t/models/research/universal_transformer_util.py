@@ -26,6 +26,7 @@ import functools
 import tensorflow as tf
 
 from t2t.layers import common_attention
+from t2t.layers import expert_utils
 from t2t.layers import common_layers
 from t2t.layers import shape_utils
 from t2t.layers.attention_config import MultiheadAttentionConfig
@@ -76,7 +77,7 @@ def universal_transformer_encoder(encoder_input, encoder_self_attention_bias, hp
             nonpadding = 1.0 - padding
         pad_remover = None
         if hparams.use_pad_remover and not common_layers.is_xla_compiled():
-            pad_remover = transformer.PadRemover(padding)
+            pad_remover = expert_utils.PadRemover(padding)
         ffn_unit, attention_unit = _ffn_units_and_attention(
             hparams, transformer_encoder_attention_unit, transformer_encoder_ffn_unit,
             nonpadding, pad_remover, save_weights_to, make_image_summary,
