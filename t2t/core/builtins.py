@@ -34,6 +34,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.translate_enmk",
         "t2t.problems.translate_enro",
         "t2t.problems.translate_entn",
+        "t2t.problems.translate_enzh",
         "t2t.problems.translate_envi",
         "t2t.problems.translate_multi30k",
         "t2t.problems.tydiqa",

@@ -21,10 +21,10 @@ from t2t.core import registry
 from t2t.encoders import text_encoder
 from t2t.problems import spaces, translate_encs, translate_enes, translate_enet
 from t2t.problems import translate_enfr, translate_enid, translate_enmk, translate_enro
-from t2t.problems import translate_entn, wiki_lm
+from t2t.problems import translate_entn, translate_enzh, wiki_lm
 
 MODULES = (translate_encs, translate_enes, translate_enet, translate_enfr, translate_enid,
-           translate_enmk, translate_enro, translate_entn)
+           translate_enmk, translate_enro, translate_entn, translate_enzh)
 WORDS = ("one", "two", "three")
 
 
@@ -163,6 +163,8 @@ CHARACTERS = [
     translate_enfr.TranslateEnfrWmtSmallCharacters, translate_enmk.TranslateEnmkSetimesCharacters,
     translate_enro.TranslateEnroWmtCharacters,
 ]
+corpus_testing.register_user_subclass(translate_enzh.TranslateEnzhWmt32k,
+                                      "user_translate_enzh_wmt32k")
 for _cls in CHARACTERS:
     corpus_testing.register_user_subclass(_cls, "user_" + _cls.__name__.lower())
 
@@ -180,11 +182,12 @@ def _original(dataset):
     return match
 
 
-def _decoded(paths, encoder):
+def _decoded(paths, encoder, targets_encoder=None):
+    targets_encoder = targets_encoder or encoder
     examples = corpus_testing.read_examples(paths)
     assert examples and all(set(ex) == {"inputs", "targets"} for ex in examples)
     assert all(ex["inputs"][-1] == ex["targets"][-1] == text_encoder.EOS_ID for ex in examples)
-    return sorted((encoder.decode(ex["inputs"][:-1]), encoder.decode(ex["targets"][:-1]))
+    return sorted((encoder.decode(ex["inputs"][:-1]), targets_encoder.decode(ex["targets"][:-1]))
                   for ex in examples)
 
 
@@ -304,3 +307,42 @@ def test_enro_small_problems_sample_a_bounded_seeded_subset(monkeypatch):
     # Too few kept in one pass: a second pass tops it up, never past the count.
     random.seed(0)
     assert len(list(tiny._sampled(lambda: iter(range(3))))) <= 5
+
+
+def _corpus_pairs(datasets):
+    return sorted(pair for dataset in datasets for pair in _pairs(_original(dataset)))
+
+
+def test_enzh_has_a_vocab_a_side_and_uses_manual_corpora_only_when_placed(local_corpora,
+                                                                          tmp_path):
+    data_dir, tmp_dir = str(tmp_path / "data"), tmp_path / "tmp"
+    tmp_dir.mkdir()
+    # CWMT placed by hand (T2T's manual download); the UN corpus not.
+    cwmt_url = translate_enzh._CWMT_TRAIN_DATASETS[0][0]
+    shutil.copy(corpus_testing.served_path(local_corpora.root, cwmt_url), tmp_dir / "cwmt.tgz")
+    enzh = registry.problem("user_translate_enzh_wmt32k")
+    enzh.generate_data(data_dir, str(tmp_dir))
+    assert sorted(set(local_corpora.requests)) == [
+        "/wmt18/translation-task/dev.tgz", "/wmt18/translation-task/training-parallel-nc-v13.tgz"]
+    vocab = "vocab.user_translate_enzh_wmt32k.256.subwords"
+    assert (enzh.source_vocab_name, enzh.target_vocab_name) == (vocab + ".en", vocab + ".zh")
+    assert sorted(n for n in os.listdir(data_dir) if n.startswith("vocab")) == [
+        vocab + ".en", vocab + ".zh"]
+    encoders = enzh.feature_encoders(data_dir)
+    # Each vocabulary saw one language only.
+    assert "lisons_" in encoders["targets"].all_subtoken_strings
+    assert "lisons_" not in encoders["inputs"].all_subtoken_strings
+    train = _decoded(enzh.training_filepaths(data_dir, 2, shuffled=True), encoders["inputs"],
+                     encoders["targets"])
+    assert train == _corpus_pairs(translate_enzh._NC_TRAIN_DATASETS +
+                                  translate_enzh._CWMT_TRAIN_DATASETS)
+    assert _decoded(enzh.dev_filepaths(data_dir, 1, shuffled=True), encoders["inputs"],
+                    encoders["targets"]) == _corpus_pairs(translate_enzh._NC_TEST_DATASETS)
+    # The module's list is left as it was (T2T appended the manual corpora to it).
+    assert len(translate_enzh._NC_TRAIN_DATASETS) == 1
+    wmt8k = registry.problem("translate_enzh_wmt8k")
+    assert wmt8k.get_training_dataset(str(tmp_dir)) == translate_enzh._NC_TRAIN_DATASETS
+    assert wmt8k.dataset_splits[0]["shards"] == 10
+    assert wmt8k.source_vocab_name == "vocab.translate_enzh_wmt8k.8192.subwords.en"
+    assert translate_enzh.get_filename(translate_enzh._UN_TRAIN_DATASETS) == (
+        "UNv1.0.en-zh.tar.gz")
