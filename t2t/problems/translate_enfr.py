@@ -19,7 +19,14 @@ corpus, with newstest2013 for dev. Examples are `{"inputs": English ids + [EOS],
 | translate_enfr_wmt_characters        | WMT   | bytes (no vocab file)            |
 | translate_enfr_wmt_multi64k          | WMT   | languagemodel_de_en_fr_ro_wiki64k's |
 | translate_enfr_wmt_multi64k_packed1k | WMT   | multi64k, task prefixes, 1024-long packs |
+| translate_enfr_wmt32k_with_backtranslate_fr / _en | WMT + back-translated pairs | wmt32k's |
+
+The two back-translation problems read pairs of line-aligned files you place in --tmp_dir
+(`fr_mono_en.txt` / `fr_mono_fr.txt`, or `en_mono_en.txt{0,1,2}` / `en_mono_fr.txt{0,1,2}`)
+and write one unshuffled training shard: each synthetic file pair, then the WMT pairs again.
 """
+import os
+
 from t2t.core import registry
 from t2t.encoders import text_encoder
 from t2t.problems import problem  # noqa: F401  (T2T's module-level name; user code reads it)
@@ -141,6 +148,56 @@ class TranslateEnfrWmt32kPacked(TranslateEnfrWmt32k):
     @property
     def use_vocab_from_other_problem(self):
         return TranslateEnfrWmt32k()
+
+
+@registry.register_problem
+class TranslateEnfrWmt32kWithBacktranslateFr(TranslateEnfrWmt32k):
+    """translate_enfr_wmt32k plus back-translated French monolingual data; wmt32k's vocab."""
+
+    @property
+    def use_vocab_from_other_problem(self):
+        return TranslateEnfrWmt32k()
+
+    @property
+    def already_shuffled(self):
+        return True
+
+    @property
+    def skip_random_fraction_when_training(self):
+        return False
+
+    @property
+    def backtranslate_data_filenames(self):
+        """(English file, French file) pairs in tmp_dir, each about as large as WMT's data."""
+        return [("fr_mono_en.txt", "fr_mono_fr.txt")]
+
+    @property
+    def dataset_splits(self):
+        # One shard, so that the synthetic and authentic blocks stay in their order.
+        return [{"split": spaces.DatasetSplit.TRAIN, "shards": 1},
+                {"split": spaces.DatasetSplit.EVAL, "shards": 1}]
+
+    def generate_samples(self, data_dir, tmp_dir, dataset_split, **kwargs):
+        authentic = super().generate_samples
+        if dataset_split != spaces.DatasetSplit.TRAIN:  # dev is authentic data only
+            return authentic(data_dir, tmp_dir, dataset_split, **kwargs)
+        return self._mixed(lambda: authentic(data_dir, tmp_dir, dataset_split, **kwargs),
+                           tmp_dir)
+
+    def _mixed(self, make_authentic, tmp_dir):
+        for source_file, target_file in self.backtranslate_data_filenames:
+            yield from text2text.text2text_txt_iterator(os.path.join(tmp_dir, source_file),
+                                                        os.path.join(tmp_dir, target_file))
+            yield from make_authentic()
+
+
+@registry.register_problem
+class TranslateEnfrWmt32kWithBacktranslateEn(TranslateEnfrWmt32kWithBacktranslateFr):
+    """translate_enfr_wmt32k plus back-translated English monolingual data (3 file pairs)."""
+
+    @property
+    def backtranslate_data_filenames(self):
+        return [("en_mono_en.txt%d" % i, "en_mono_fr.txt%d" % i) for i in [0, 1, 2]]
 
 
 @registry.register_problem

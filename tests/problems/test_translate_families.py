@@ -346,3 +346,41 @@ def test_enzh_has_a_vocab_a_side_and_uses_manual_corpora_only_when_placed(local_
     assert wmt8k.source_vocab_name == "vocab.translate_enzh_wmt8k.8192.subwords.en"
     assert translate_enzh.get_filename(translate_enzh._UN_TRAIN_DATASETS) == (
         "UNv1.0.en-zh.tar.gz")
+
+
+class _UserBacktranslate(translate_enfr.TranslateEnfrWmt32kWithBacktranslateFr):
+    """As user code would: the tiny user enfr_wmt32k's vocabulary instead of the 32k one."""
+
+    @property
+    def use_vocab_from_other_problem(self):
+        return registry.problem("user_translate_enfr_wmt32k")
+
+
+registry.register_problem("user_enfr_backtranslate")(_UserBacktranslate)
+
+
+def test_enfr_backtranslate_puts_synthetic_then_authentic_pairs_in_one_shard(local_corpora,
+                                                                              tmp_path):
+    data_dir, tmp_dir = str(tmp_path / "data"), tmp_path / "tmp"
+    synthetic = [("a machine wrote c%d ." % i, "une machine a écrit c%d ." % i) for i in (1, 2)]
+    corpus_testing.write_file(tmp_dir / "fr_mono_en.txt", _lines(synthetic, 0))
+    corpus_testing.write_file(tmp_dir / "fr_mono_fr.txt", _lines(synthetic, 1))
+    problem_obj = registry.problem("user_enfr_backtranslate")
+    problem_obj.generate_data(data_dir, str(tmp_dir))
+    assert sorted(n for n in os.listdir(data_dir) if n.startswith("vocab")) == [
+        "vocab.user_translate_enfr_wmt32k.256.subwords"]
+    encoder = problem_obj.get_or_create_vocab(data_dir, None, force_get=True)
+    records = corpus_testing.read_examples(problem_obj.training_filepaths(data_dir, 1, True))
+    in_order = [(encoder.decode(r["inputs"][:-1]), encoder.decode(r["targets"][:-1]))
+                for r in records]
+    authentic = [pair for dataset in translate_enfr._ENFR_TRAIN_LARGE_DATA
+                 for pair in _pairs(_original(dataset))]
+    assert in_order == synthetic + authentic  # written unshuffled, synthetic first
+    assert _decoded(problem_obj.dev_filepaths(data_dir, 1, shuffled=True), encoder) == (
+        _expected(problem_obj, spaces.DatasetSplit.EVAL))
+    t2t_problem = registry.problem("translate_enfr_wmt32k_with_backtranslate_en")
+    assert t2t_problem.backtranslate_data_filenames == [
+        ("en_mono_en.txt0", "en_mono_fr.txt0"), ("en_mono_en.txt1", "en_mono_fr.txt1"),
+        ("en_mono_en.txt2", "en_mono_fr.txt2")]
+    assert t2t_problem.vocab_filename == "vocab.translate_enfr_wmt32k.32768.subwords"
+    assert not t2t_problem.skip_random_fraction_when_training
