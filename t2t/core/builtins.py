@@ -26,6 +26,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.sst_binary",
         "t2t.problems.text_problems_tmpdir",
         "t2t.problems.translate_encs",
+        "t2t.problems.translate_encs_cubbitt",
         "t2t.problems.translate_ende",
         "t2t.problems.translate_enes",
         "t2t.problems.translate_enet",

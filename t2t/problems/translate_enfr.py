@@ -25,8 +25,6 @@ The two back-translation problems read pairs of line-aligned files you place in 
 (`fr_mono_en.txt` / `fr_mono_fr.txt`, or `en_mono_en.txt{0,1,2}` / `en_mono_fr.txt{0,1,2}`)
 and write one unshuffled training shard: each synthetic file pair, then the WMT pairs again.
 """
-import os
-
 from t2t.core import registry
 from t2t.encoders import text_encoder
 from t2t.problems import problem  # noqa: F401  (T2T's module-level name; user code reads it)
@@ -151,44 +149,17 @@ class TranslateEnfrWmt32kPacked(TranslateEnfrWmt32k):
 
 
 @registry.register_problem
-class TranslateEnfrWmt32kWithBacktranslateFr(TranslateEnfrWmt32k):
-    """translate_enfr_wmt32k plus back-translated French monolingual data; wmt32k's vocab."""
+class TranslateEnfrWmt32kWithBacktranslateFr(translate.BlockBacktranslation,
+                                             TranslateEnfrWmt32k):
+    """translate_enfr_wmt32k after back-translated French monolingual data; wmt32k's vocab."""
 
     @property
     def use_vocab_from_other_problem(self):
         return TranslateEnfrWmt32k()
 
     @property
-    def already_shuffled(self):
-        return True
-
-    @property
-    def skip_random_fraction_when_training(self):
-        return False
-
-    @property
     def backtranslate_data_filenames(self):
-        """(English file, French file) pairs in tmp_dir, each about as large as WMT's data."""
         return [("fr_mono_en.txt", "fr_mono_fr.txt")]
-
-    @property
-    def dataset_splits(self):
-        # One shard, so that the synthetic and authentic blocks stay in their order.
-        return [{"split": spaces.DatasetSplit.TRAIN, "shards": 1},
-                {"split": spaces.DatasetSplit.EVAL, "shards": 1}]
-
-    def generate_samples(self, data_dir, tmp_dir, dataset_split, **kwargs):
-        authentic = super().generate_samples
-        if dataset_split != spaces.DatasetSplit.TRAIN:  # dev is authentic data only
-            return authentic(data_dir, tmp_dir, dataset_split, **kwargs)
-        return self._mixed(lambda: authentic(data_dir, tmp_dir, dataset_split, **kwargs),
-                           tmp_dir)
-
-    def _mixed(self, make_authentic, tmp_dir):
-        for source_file, target_file in self.backtranslate_data_filenames:
-            yield from text2text.text2text_txt_iterator(os.path.join(tmp_dir, source_file),
-                                                        os.path.join(tmp_dir, target_file))
-            yield from make_authentic()
 
 
 @registry.register_problem

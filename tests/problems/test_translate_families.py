@@ -19,7 +19,8 @@ import corpus_testing
 
 from t2t.core import registry
 from t2t.encoders import text_encoder
-from t2t.problems import spaces, translate_encs, translate_enes, translate_enet
+from t2t.problems import spaces, translate, translate_encs, translate_encs_cubbitt
+from t2t.problems import translate_enes, translate_enet
 from t2t.problems import translate_enfr, translate_enid, translate_enmk, translate_enro
 from t2t.problems import translate_entn, translate_enzh, wiki_lm
 
@@ -348,39 +349,66 @@ def test_enzh_has_a_vocab_a_side_and_uses_manual_corpora_only_when_placed(local_
         "UNv1.0.en-zh.tar.gz")
 
 
-class _UserBacktranslate(translate_enfr.TranslateEnfrWmt32kWithBacktranslateFr):
-    """As user code would: the tiny user enfr_wmt32k's vocabulary instead of the 32k one."""
+def _user_backtranslate(base, vocab_problem, name):
+    """As user code would: a tiny user problem's vocabulary instead of the 32k one."""
 
-    @property
-    def use_vocab_from_other_problem(self):
-        return registry.problem("user_translate_enfr_wmt32k")
+    class UserBacktranslate(base):
+        @property
+        def use_vocab_from_other_problem(self):
+            return registry.problem(vocab_problem)
+
+    registry.register_problem(name)(UserBacktranslate)
+    return name
 
 
-registry.register_problem("user_enfr_backtranslate")(_UserBacktranslate)
+BACKTRANSLATE = [
+    (_user_backtranslate(translate_enfr.TranslateEnfrWmt32kWithBacktranslateFr,
+                         "user_translate_enfr_wmt32k", "user_enfr_backtranslate"),
+     "vocab.user_translate_enfr_wmt32k.256.subwords"),
+    (_user_backtranslate(translate_encs_cubbitt.TranslateEncsCubbitt,
+                         "user_translate_encs_wmt32k", "user_encs_cubbitt"),
+     "vocab.user_translate_encs_wmt32k.256.subwords"),
+]
 
 
-def test_enfr_backtranslate_puts_synthetic_then_authentic_pairs_in_one_shard(local_corpora,
-                                                                              tmp_path):
+@pytest.mark.parametrize("name,vocab_filename", BACKTRANSLATE, ids=[b[0] for b in BACKTRANSLATE])
+def test_block_backtranslation_puts_synthetic_then_authentic_pairs_in_one_shard(
+        local_corpora, tmp_path, name, vocab_filename):
     data_dir, tmp_dir = str(tmp_path / "data"), tmp_path / "tmp"
-    synthetic = [("a machine wrote c%d ." % i, "une machine a écrit c%d ." % i) for i in (1, 2)]
-    corpus_testing.write_file(tmp_dir / "fr_mono_en.txt", _lines(synthetic, 0))
-    corpus_testing.write_file(tmp_dir / "fr_mono_fr.txt", _lines(synthetic, 1))
-    problem_obj = registry.problem("user_enfr_backtranslate")
+    problem_obj = registry.problem(name)
+    synthetic = []
+    for k, (source_file, target_file) in enumerate(problem_obj.backtranslate_data_filenames):
+        block = [("a machine wrote c%d %d ." % (k, i), "une machine a écrit c%d %d ." % (k, i))
+                 for i in (1, 2)]
+        corpus_testing.write_file(tmp_dir / source_file, _lines(block, 0))
+        corpus_testing.write_file(tmp_dir / target_file, _lines(block, 1))
+        synthetic.append(block)
     problem_obj.generate_data(data_dir, str(tmp_dir))
-    assert sorted(n for n in os.listdir(data_dir) if n.startswith("vocab")) == [
-        "vocab.user_translate_enfr_wmt32k.256.subwords"]
+    assert sorted(n for n in os.listdir(data_dir) if n.startswith("vocab")) == [vocab_filename]
     encoder = problem_obj.get_or_create_vocab(data_dir, None, force_get=True)
     records = corpus_testing.read_examples(problem_obj.training_filepaths(data_dir, 1, True))
     in_order = [(encoder.decode(r["inputs"][:-1]), encoder.decode(r["targets"][:-1]))
                 for r in records]
-    authentic = [pair for dataset in translate_enfr._ENFR_TRAIN_LARGE_DATA
+    authentic = [pair for dataset in problem_obj.source_data_files(spaces.DatasetSplit.TRAIN)
                  for pair in _pairs(_original(dataset))]
-    assert in_order == synthetic + authentic  # written unshuffled, synthetic first
+    # Written unshuffled: each synthetic block, then the authentic pairs again.
+    assert in_order == [pair for block in synthetic for pair in block + authentic]
     assert _decoded(problem_obj.dev_filepaths(data_dir, 1, shuffled=True), encoder) == (
         _expected(problem_obj, spaces.DatasetSplit.EVAL))
+
+
+def test_backtranslation_problems_t2t_names_and_files():
     t2t_problem = registry.problem("translate_enfr_wmt32k_with_backtranslate_en")
     assert t2t_problem.backtranslate_data_filenames == [
         ("en_mono_en.txt0", "en_mono_fr.txt0"), ("en_mono_en.txt1", "en_mono_fr.txt1"),
         ("en_mono_en.txt2", "en_mono_fr.txt2")]
     assert t2t_problem.vocab_filename == "vocab.translate_enfr_wmt32k.32768.subwords"
     assert not t2t_problem.skip_random_fraction_when_training
+    cubbitt = registry.problem("translate_encs_cubbitt")
+    assert type(cubbitt) is translate_encs_cubbitt.TranslateEncsCubbitt
+    assert isinstance(cubbitt, translate.BlockBacktranslation)
+    assert cubbitt.vocab_filename == "vocab.translate_encs_wmt32k.32768.subwords"
+    assert cubbitt.backtranslate_data_filenames[2] == ("cs_mono_en.txt2", "cs_mono_cs.txt2")
+    assert cubbitt.already_shuffled and cubbitt.dataset_splits[0]["shards"] == 1
+    assert cubbitt.source_data_files(spaces.DatasetSplit.EVAL) == (
+        translate_encs._ENCS_TEST_DATASETS)
