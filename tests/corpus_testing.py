@@ -63,10 +63,10 @@ def write_file(path, text):
         handle.write(_data(text))
 
 
-def write_tgz(path, members):
-    """A gzipped tar of {member name: text or bytes}."""
+def write_tgz(path, members, mode="w:gz"):
+    """A gzipped tar of {member name: text or bytes}; `mode="w"` for a plain tar."""
     os.makedirs(os.path.dirname(str(path)), exist_ok=True)
-    with tarfile.open(str(path), "w:gz") as tar:
+    with tarfile.open(str(path), mode) as tar:
         for name, text in members.items():
             data = _data(text)
             info = tarfile.TarInfo(name)

@@ -379,6 +379,55 @@ def compile_data(tmp_dir, datasets, filename, datatypes_to_clean=None):
     return filename
 
 
+class BlockBacktranslation:
+    """Mixin for a TranslateProblem: back-translated pairs from tmp_dir, then the real ones.
+
+    Training data is written as one unshuffled shard of blocks: for each file pair of
+    `backtranslate_data_filenames` (placed in tmp_dir by the user, each about as large as
+    the authentic data), its synthetic pairs, then the problem's own pairs again. Dev data
+    is the authentic data only. T2T wrote this twice (translate_enfr's back-translation
+    problems and translate_encs_cubbitt):
+
+        class TranslateEnfrWmt32kWithBacktranslateFr(translate.BlockBacktranslation,
+                                                     TranslateEnfrWmt32k):
+            backtranslate_data_filenames = [("fr_mono_en.txt", "fr_mono_fr.txt")]
+    """
+
+    @property
+    def already_shuffled(self):
+        return True
+
+    @property
+    def skip_random_fraction_when_training(self):
+        return False
+
+    @property
+    def backtranslate_data_filenames(self):
+        """(source file, target file) pairs in tmp_dir holding back-translated data."""
+        raise NotImplementedError(
+            "%s must list its back-translated (source, target) files in tmp_dir as "
+            "backtranslate_data_filenames" % type(self).__name__)
+
+    @property
+    def dataset_splits(self):
+        # One shard, so that the synthetic and authentic blocks stay in their order.
+        return [{"split": spaces.DatasetSplit.TRAIN, "shards": 1},
+                {"split": spaces.DatasetSplit.EVAL, "shards": 1}]
+
+    def generate_samples(self, data_dir, tmp_dir, dataset_split, **kwargs):
+        authentic = super().generate_samples
+        if dataset_split != spaces.DatasetSplit.TRAIN:
+            return authentic(data_dir, tmp_dir, dataset_split, **kwargs)
+        return self._blocks(lambda: authentic(data_dir, tmp_dir, dataset_split, **kwargs),
+                            tmp_dir)
+
+    def _blocks(self, make_authentic, tmp_dir):
+        for source_file, target_file in self.backtranslate_data_filenames:
+            yield from text2text.text2text_txt_iterator(os.path.join(tmp_dir, source_file),
+                                                        os.path.join(tmp_dir, target_file))
+            yield from make_authentic()
+
+
 class TranslateDistillProblem(TranslateProblem):
     """Distillation: train on a teacher's translations ("dist_targets") instead of the gold.
 
