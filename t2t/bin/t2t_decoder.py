@@ -226,6 +226,9 @@ def hparams_from_flags():
                                       problem_name=FLAGS.problem, hparams_path=hparams_path)
 
 
+create_hparams = hparams_from_flags  # T2T's name (user scripts call t2t_decoder.create_hparams)
+
+
 def parse_decode_hparams(overrides):
     """decoding.decode_hparams(overrides); a bad name or value is a one-line UserError.
 

@@ -445,3 +445,12 @@ def hparams_from_json(values_json: str) -> HParams:
     """A new HParams holding exactly the values of a JSON object."""
     values: Dict[str, Any] = json.loads(values_json)
     return HParams(**values)
+
+
+def pprint_hparams(hparams):
+    """The hparams' values as one pretty-printed dict, on a new line (T2T's misc_utils).
+
+        pprint_hparams(HParams(a=1, b="x"))   # "\n{'a': 1,\n 'b': 'x'}"
+    """
+    import pprint  # only this helper needs it
+    return "\n{}".format(pprint.pformat(hparams.values(), width=1))

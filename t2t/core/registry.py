@@ -37,7 +37,8 @@ def camelcase_to_snakecase(name: str) -> str:
 
 
 def snakecase_to_camelcase(name: str) -> str:
-    return "".join(part.capitalize() for part in name.split("_"))
+    """`lstm_seq2seq` -> `LstmSeq2seq`; the rest of each part keeps its case, as in T2T."""
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
 
 
 def default_name(class_or_fn) -> str:

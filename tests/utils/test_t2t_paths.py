@@ -56,6 +56,9 @@ T2T_NAMES = {
                              "MODEL_HP_NUM_HIDDEN_LAYERS", "TRANSFORMER_TAG_SET"],
     "t2t.utils.restore_hook": ["RestoreHook"],
     "t2t.bin.t2t_trainer": ["create_run_config"],
+    "t2t.bin.t2t_decoder": ["create_hparams", "create_decode_hparams"],
+    "t2t.utils.misc_utils": ["camelcase_to_snakecase", "snakecase_to_camelcase",
+                             "pprint_hparams"],
     "t2t.utils.decoding": ["decode_hparams", "decode_from_file", "decode_from_dataset",
                            "decode_interactively"],
     "t2t.utils.metrics": ["Metrics", "METRICS_FNS", "create_evaluation_metrics",
@@ -142,3 +145,10 @@ def test_modules_t2t_never_had_have_no_t2t_path():
                  "model_specs", "experiment", "run_config", "sampling", "metric_ops"):
         with pytest.raises(ModuleNotFoundError):
             importlib.import_module("t2t.utils." + name)
+
+
+def test_misc_utils_behave_as_t2ts():
+    from t2t.utils import hparam, misc_utils
+    assert misc_utils.camelcase_to_snakecase("LSTMSeq2seq") == "lstm_seq2seq"
+    assert misc_utils.snakecase_to_camelcase("my_LSTM_model") == "MyLSTMModel"
+    assert misc_utils.pprint_hparams(hparam.HParams(a=1, b="x")) == "\n{'a': 1,\n 'b': 'x'}"
