@@ -547,12 +547,6 @@ _TSV_LINES_NAMED = 5
 _tsv_reported = set()
 
 
-def _line_list(numbers, total):
-    named = ", ".join(str(n) for n in numbers)
-    more = ", ..." if total > len(numbers) else ""
-    return "%s %s%s" % ("line" if total == 1 else "lines", named, more)
-
-
 def _tsv_report(path, lines, kinds):
     """The one-line account of a TSV file's bad lines ("" when it has none).
 
