@@ -139,10 +139,11 @@ def test_oversize_records_never_reach_a_buffer(tmp_path):
     report = json.loads(result.stdout.strip().splitlines()[-1])
     # The batches hold the 400 small examples, none of the 40 big ones.
     assert (report["kept"], report["small"], report["same_lengths"]) == (400, 400, True)
-    # Holding the 40 big examples as int64 costs 472 MB (a window padded to the longest:
-    # 440 x 2,000,000 x 8 bytes = 7 GB; T2T-style reading passed 8 GB here). Measured: ~65 MB.
+    # Holding the 40 big examples as int64 once costs 472 MB; a window padded to the longest
+    # (440 x 2,000,000 x 8 bytes) 7 GB, and T2T-style reading passed 8 GB here. Measured now:
+    # ~115 MB, parsing one big record at a time to measure it (7 MB without big records).
     materialized_mb = 40 * np.mean(BIG_SIZES) * 8 / 2**20
-    assert report["growth_mb"] < materialized_mb / 2, report["growth_mb"]
+    assert report["growth_mb"] < materialized_mb, report["growth_mb"]
 
 
 if __name__ == "__main__":
