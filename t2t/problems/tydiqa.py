@@ -39,7 +39,7 @@ from t2t.core.modes import ModeKeys
 from t2t.core.progress import Progress
 from t2t.core import registry
 from t2t.data import generator_utils
-from t2t.encoders import text_encoder, text_lines
+from t2t.encoders import text_encoder
 from t2t.layers.modality_type import ModalityType
 from t2t.problems import problem
 from t2t.problems import spaces
@@ -236,8 +236,9 @@ class TydiqaProblem(problem.Problem):
         if not atomic_files.path_exists(path):
             raise errors.UserError("%s does not exist; run t2t-datagen --problem=%s "
                                    "--data_dir=%s first" % (path, self.name, data_dir))
-        return [pipeline.ExampleInfo.from_json(json.loads(line))
-                for line in text_lines.read_lines(path) if line.strip()]
+        with tf.io.gfile.GFile(path, "r") as handle:
+            return [pipeline.ExampleInfo.from_json(json.loads(line)) for line in handle
+                    if line.strip()]
 
     def decode_from_dataset(self, estimator, hparams, decode_hp, decode_to_file=None,
                             dataset_split=None, checkpoint_path=None):
