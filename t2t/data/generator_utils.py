@@ -569,7 +569,8 @@ def _lines_within_budget(filepath, file_byte_budget):
     budget = file_byte_budget
     skip_between = int(os.path.getsize(filepath) / file_byte_budget / 2)
     skipped = 0
-    with open(filepath, encoding="utf-8", errors="replace") as source_file:
+    # Universal newlines; undecodable bytes replaced as T2T; "-sig": a BOM is no token.
+    with open(filepath, encoding="utf-8-sig", errors="replace") as source_file:
         for line in source_file:
             if skipped < skip_between:
                 skipped += 1

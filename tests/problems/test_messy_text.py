@@ -169,3 +169,8 @@ def test_tab_iterator_refuses_a_file_past_the_threshold_before_writing(tmp_path)
         registry.problem("text2text_tmpdir_tsv").generate_data(str(data_dir),
                                                                str(tmp_path / "tmp"))
     assert not data_dir.exists() or not os.listdir(data_dir)
+
+
+def test_vocab_sampling_of_downloaded_corpora_drops_the_bom(tmp_path):
+    path = _write(tmp_path / "corpus.en", b"\xef\xbb\xbfhello\rworld\n")
+    assert list(generator_utils._lines_within_budget(path, 1e6)) == ["hello", "world"]
