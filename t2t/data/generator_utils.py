@@ -35,7 +35,7 @@ from t2t.core.download import (  # noqa: F401  (re-exported API)
 from t2t.core.progress import Progress
 from t2t.data.packing import (  # noqa: F401  (T2T exposed its packers here)
     INDEX_DTYPE, SequenceDatasetPacker, _pack_with_custom_ops, pack_dataset)
-from t2t.encoders import text_encoder
+from t2t.encoders import text_encoder, text_lines
 from t2t.data import shard_check
 
 UNSHUFFLED_SUFFIX = "-unshuffled"
@@ -569,7 +569,8 @@ def _lines_within_budget(filepath, file_byte_budget):
     budget = file_byte_budget
     skip_between = int(os.path.getsize(filepath) / file_byte_budget / 2)
     skipped = 0
-    with open(filepath, encoding="utf-8", errors="replace") as source_file:
+    # Universal newlines; undecodable bytes replaced as T2T; "-sig": a BOM is no token.
+    with open(filepath, encoding="utf-8-sig", errors="replace") as source_file:
         for line in source_file:
             if skipped < skip_between:
                 skipped += 1
@@ -635,11 +636,10 @@ def get_or_generate_tabbed_vocab(data_dir, tmp_dir, source_filename, index, voca
     def generate():
         filepath = os.path.join(tmp_dir, source_filename)
         logging.info("Generating vocab from %s", filepath)
-        with tf.io.gfile.GFile(filepath, mode="r") as source_file:
-            for line in source_file:
-                line = line.strip()
-                if line and "\t" in line:
-                    yield line.split("\t", 1)[index].strip()
+        for line in text_lines.read_lines(filepath):
+            line = line.strip()
+            if line and "\t" in line:
+                yield line.split("\t", 1)[index].strip()
 
     return get_or_generate_vocab_inner(data_dir, vocab_filename, vocab_size, generate())
 
@@ -657,8 +657,7 @@ def get_or_generate_txt_vocab(data_dir, vocab_filename, vocab_size, filepatterns
         for filepattern in filepatterns:
             # Sorted: glob order is file-system dependent, and the vocab should not be.
             for filename in sorted(tf.io.gfile.glob(filepattern)):
-                with tf.io.gfile.GFile(filename, mode="r") as source_file:
-                    for line in source_file:
-                        yield line.strip()
+                for line in text_lines.read_lines(filename):
+                    yield line.strip()
 
     return get_or_generate_vocab_inner(data_dir, vocab_filename, vocab_size, generate())

@@ -13,9 +13,10 @@ dropped; `decode` puts it back, so `decode(encode(text)) == text` for any text.
     [' ', 'a', '  ', 'b', ' ']
 
 `corpus_token_counts` and `vocab_token_counts` read files (local paths or any
-`tf.io.gfile` URL such as gs://) and count tokens for vocabulary building. The private file
-helpers here are shared with `text_encoder` (vocab files are read as T2T's tf.gfile reads
-them: lines end at "\\n" only, and every "\\r" is dropped).
+`tf.io.gfile` URL such as gs://) and count tokens for vocabulary building; their lines end
+at "\\n", "\\r\\n" or "\\r" (`text_lines`). The private file helpers here are shared with
+`text_encoder` (vocab files are read as T2T's tf.gfile reads them: lines end at "\\n" only,
+and every "\\r" is dropped, so T2T's vocab files give T2T's ids).
 """
 import collections
 import glob
@@ -26,6 +27,7 @@ import unicodedata
 from absl import logging
 
 from t2t.core import atomic_files
+from t2t.encoders import text_lines
 
 
 def _alphanumeric_chars():
@@ -147,35 +149,30 @@ def _read_filepattern(filepattern, max_lines=None, split_on_newlines=True):
     """Yields the stripped lines (or whole contents) of the files matching `filepattern`.
 
     Files are read in sorted order; at most `max_lines` lines in total (0/None: all).
-    With `split_on_newlines=False` each file is one string (cut at `max_lines`).
+    With `split_on_newlines=False` each file is one string (cut at `max_lines`). Lines end
+    at "\\n", "\\r\\n" or "\\r", as Python reads text (`text_lines.read_lines`).
     """
     filenames = sorted(_glob(filepattern))
     if not filenames:
         raise ValueError("no file matches %r: check the path or the wildcard" % filepattern)
     lines_read = 0
     for filename in filenames:
-        try:
-            with _open_text(filename) as f:
-                if split_on_newlines:
-                    for line in _gfile_lines(f):
-                        yield line.strip()
-                        lines_read += 1
-                        if max_lines and lines_read >= max_lines:
-                            return
-                elif max_lines:
-                    doc = []
-                    for line in _gfile_lines(f):
-                        doc.append(line)
-                        lines_read += 1
-                        if lines_read >= max_lines:
-                            yield "".join(doc)
-                            return
-                    yield "".join(doc)
-                else:
-                    yield f.read()
-        except UnicodeDecodeError as error:
-            raise ValueError("%s is not valid UTF-8 (byte %d): convert it to UTF-8"
-                             % (filename, error.start)) from None
+        lines = text_lines.read_lines(filename)
+        if split_on_newlines:
+            for line in lines:
+                yield line.strip()
+                lines_read += 1
+                if max_lines and lines_read >= max_lines:
+                    return
+            continue
+        doc = []
+        for line in lines:
+            doc.append(line)
+            lines_read += 1
+            if max_lines and lines_read >= max_lines:
+                yield "".join(doc)
+                return
+        yield "".join(doc)
 
 
 def corpus_token_counts(text_filepattern, corpus_max_lines, split_on_newlines=True):

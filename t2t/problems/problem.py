@@ -33,9 +33,7 @@ import tensorflow as tf
 from t2t.core import errors
 from t2t.core.hparam import HParams
 from t2t.core.modes import ModeKeys
-from t2t.data import batching
-from t2t.data import data_reader, generator_utils, shard_check
-from t2t.data import packing
+from t2t.data import batching, data_reader, generator_utils, length_filter, packing, shard_check
 from t2t.data.input_settings import InputSettings
 from t2t.data.record_windows import RecordWindows
 from t2t.encoders import text_encoder
@@ -450,7 +448,7 @@ class Problem:
     def dataset(self, mode, data_dir=None, num_threads=None, output_buffer_size=None,
                 shuffle_files=None, hparams=None, preprocess=True, dataset_split=None,
                 shard=None, partition_id=0, num_partitions=1, shuffle_buffer_size=1024,
-                max_records=-1):
+                max_records=-1, drop_longer_than=None):
         """A Dataset of feature dicts read from this problem's files.
 
         Args:
@@ -466,6 +464,7 @@ class Problem:
           partition_id, num_partitions: read files i with i % num_partitions == id.
           shuffle_buffer_size: record shuffle buffer in TRAIN.
           max_records: keep at most this many examples (-1: all).
+          drop_longer_than: drop longer examples before the shuffle (`length_filter`).
 
         Returns:
           A Dataset of {feature name: Tensor}, 1-D int64 for symbol features.
@@ -488,6 +487,7 @@ class Problem:
         dataset = _read_files(data_files, load_and_preprocess, shuffle_files)
         dataset = dataset.map(self.maybe_reverse_and_copy, num_parallel_calls=parallel)
         dataset = dataset.take(max_records)
+        dataset = length_filter.drop_long_examples(dataset, drop_longer_than)
         if shuffle_files and is_training:
             dataset = dataset.shuffle(shuffle_buffer_size)
         if InputSettings.from_hparams(hparams).pack_dataset and mode != _PREDICT:
@@ -553,14 +553,13 @@ class Problem:
     def record_windows(self, mode, data_dir=None, num_threads=None, output_buffer_size=None,
                        shuffle_files=None, hparams=None, preprocess=True, dataset_split=None,
                        shard=None, partition_id=0, num_partitions=1, shuffle_buffer_size=1024,
-                       max_records=-1):
+                       max_records=-1, drop_longer_than=None):
         """The examples `dataset()` gives, still serialized: a `RecordWindows` that length
         bucketing parses a window at a time (see `reads_record_windows` for when). With
         `hparams.pack_dataset`, the packed rows `dataset()` gives, parsed and packed a
         window at a time (a `tf.data.Dataset`).
 
-        Same arguments as `dataset`; `num_threads`, `output_buffer_size` and `preprocess`
-        have nothing to do here.
+        Same arguments as `dataset` (`num_threads`, `output_buffer_size`, `preprocess` unused).
         """
         del num_threads, output_buffer_size, preprocess
         is_training = mode == _TRAIN
@@ -573,10 +572,11 @@ class Problem:
             return tf.data.TFRecordDataset(filenames, buffer_size=8 * 1024 * 1024)
 
         records = _read_files(data_files, load, shuffle_files).take(max_records)
+        fields = dict(self.example_reading_spec()[0])
+        records = length_filter.drop_long_records(records, fields, drop_longer_than,
+                                                  self.maybe_reverse_and_copy)
         if shuffle_files and is_training:
             records = records.shuffle(shuffle_buffer_size)
-        fields, _ = self.example_reading_spec()
-        fields = dict(fields)
         fields.setdefault("batch_prediction_key",
                           tf.io.FixedLenFeature([1], tf.int64, default_value=0))
         windows = RecordWindows(records, fields, transform=self.maybe_reverse_and_copy)
@@ -661,6 +661,10 @@ class Problem:
             "partition_id": partition_id,
             "num_partitions": num_partitions,
         })
+        # Examples batching drops go before any buffer holds them (not via T2T-style overrides).
+        if type(self).dataset is Problem.dataset:
+            dataset_kwargs["drop_longer_than"] = length_filter.early_length_limit(
+                mode, hparams, self.max_length(hparams))
         if self.reads_record_windows(mode, hparams, dataset_kwargs.get("preprocess", True)):
             dataset = self.record_windows(**dataset_kwargs)
         else:

@@ -35,6 +35,7 @@ from t2t.core.progress import Progress
 from t2t.data import generator_utils
 from t2t.encoders import escaping
 from t2t.encoders import text_encoder
+from t2t.encoders import text_lines
 from t2t.layers.modality_type import ModalityType
 from t2t.problems import preprocessing
 from t2t.problems import problem
@@ -475,10 +476,13 @@ class Text2RealProblem(Text2TextProblem):
 # Iterators over text files
 # ----------------------------------------------------------------------------
 def txt_line_iterator(txt_path):
-    """Each line of a text file, stripped: "a b\\n c\\n" -> "a b", "c"."""
-    with tf.io.gfile.GFile(txt_path) as f:
-        for line in f:
-            yield line.strip()
+    """Each line of a UTF-8 text file, stripped: "a b\\r c\\n" -> "a b", "c".
+
+    Lines end at "\\n", "\\r\\n" or "\\r"; a byte order mark is dropped; a byte that is
+    not UTF-8 is a one-line UserError naming file, line and column (`text_lines`).
+    """
+    for line in text_lines.read_lines(txt_path):
+        yield line.strip()
 
 
 def text2text_txt_iterator(source_txt_path, target_txt_path):
@@ -534,18 +538,84 @@ def txt_line_sharded_iterator(txt_pattern):
             yield line
 
 
+# A TSV file whose bad lines (no tab, or more than one) are more than this fraction of its
+# lines, and at least TSV_BAD_LINES_MIN of them, is refused: it is likely not "input<TAB>
+# target" at all (another separator, a column more). Fewer are one warning line.
+TSV_BAD_LINES_FRACTION = 0.01
+TSV_BAD_LINES_MIN = 10
+_TSV_LINES_NAMED = 5
+_tsv_reported = set()
+
+
+def _tsv_report(path, lines, kinds):
+    """The one-line account of a TSV file's bad lines ("" when it has none).
+
+    `kinds`: [(what, count, first line numbers)], e.g. [("no tab (skipped)", 2, [3, 50])]
+    -> "f.tsv: 2 of 2000 lines have no tab (skipped; lines 3, 50)".
+    """
+    parts = []
+    for what, count, numbers in kinds:
+        if count:
+            named = ", ".join(str(n) for n in numbers) + (", ..." if count > len(numbers)
+                                                          else "")
+            parts.append("%d%s %s %s; %s %s)" % (
+                count, "" if parts else " of %d lines" % lines, "has" if count == 1 else "have",
+                what, "line" if count == 1 else "lines", named))
+    return "%s: %s" % (path, ", ".join(parts)) if parts else ""
+
+
+def _tab_file_pairs(txt_path):
+    """(inputs, targets) of each "input<TAB>target" line of one file, then its account:
+    one warning line for a few bad lines, a UserError past the TSV_BAD_LINES_* limits."""
+    lines = no_tab = extra = 0
+    no_tab_at, extra_at = [], []
+    for lines, line in enumerate(txt_line_iterator(txt_path), 1):
+        if not line:
+            continue
+        if "\t" not in line:
+            no_tab += 1
+            if len(no_tab_at) < _TSV_LINES_NAMED:
+                no_tab_at.append(lines)
+            continue
+        inputs, targets = line.split("\t", 1)
+        if "\t" in targets:
+            extra += 1
+            if len(extra_at) < _TSV_LINES_NAMED:
+                extra_at.append(lines)
+        yield inputs.strip(), targets.strip()
+    report = _tsv_report(txt_path, lines, [
+        ("no tab (skipped", no_tab, no_tab_at),
+        ("more than one tab (the target keeps the rest", extra, extra_at)])
+    bad = no_tab + extra
+    if bad >= TSV_BAD_LINES_MIN and bad > TSV_BAD_LINES_FRACTION * lines:
+        raise errors.UserError("%s; more than %g%% of the lines are bad: make each line "
+                               "input<TAB>target" % (report, 100 * TSV_BAD_LINES_FRACTION))
+    if report and report not in _tsv_reported:  # once, though vocab and data both read it
+        _tsv_reported.add(report)
+        logging.warning(report)
+
+
+def check_tsv_file(txt_path):
+    """Read `txt_path` as `text2text_txt_tab_iterator` does, for its UserError or warning
+    before anything is written."""
+    for _ in _tab_file_pairs(txt_path):
+        pass
+
+
 def text2text_txt_tab_iterator(txt_path):
     """{"inputs", "targets"} from "input<TAB>target" lines; lines without a tab are skipped.
 
         "hallo\\thello\\n" -> {"inputs": "hallo", "targets": "hello"}
-    A path ending in ".tsv*" is read as a glob of shards.
+    A path ending in ".tsv*" is read as a glob of shards. A line with more tabs keeps
+    them in its target (as T2T). Lines without a tab or with more than one are counted and
+    reported in one warning line per file, at its end; a UserError when they are more than
+    1% of its lines and at least 10.
     """
-    lines = (txt_line_sharded_iterator(txt_path) if txt_path.endswith(".tsv*")
-             else txt_line_iterator(txt_path))
-    for line in lines:
-        if line and "\t" in line:
-            inputs, targets = line.split("\t", 1)[:2]
-            yield {"inputs": inputs.strip(), "targets": targets.strip()}
+    paths = (sorted(tf.io.gfile.glob(txt_path)) if txt_path.endswith(".tsv*")
+             else [txt_path])
+    for path in paths:
+        for inputs, targets in _tab_file_pairs(path):
+            yield {"inputs": inputs, "targets": targets}
 
 
 def text2text_generate_encoded(sample_generator, vocab, targets_vocab=None, has_inputs=True,

@@ -13,7 +13,7 @@ import os
 import tensorflow as tf
 
 from t2t.core import errors, registry
-from t2t.encoders import text_encoder
+from t2t.encoders import text_encoder, text_lines
 from t2t.problems import spaces, text2text
 
 
@@ -42,15 +42,35 @@ class Text2textTmpdir(text2text.Text2TextProblem):
     def _tmp_dir_override(self):
         return None
 
+    def _split_files(self, tmp_dir, names):
+        folder = self._tmp_dir_override or tmp_dir
+        return [_require_file(self.name, os.path.join(folder, name),
+                              "one %s sentence per line" % name.split(".")[0][:-1])
+                for name in names]
+
+    def check_files(self, tmp_dir):
+        """UserError unless the inputs and targets files of each split have as many lines:
+        line i of one pairs with line i of the other, so one extra or missing line would
+        shift every pair after it (T2T paired them silently)."""
+        for names in (self.TRAIN_FILES, self.EVAL_FILES):
+            inputs_file, targets_file = self._split_files(tmp_dir, names)
+            inputs_lines = text_lines.count_lines(inputs_file)
+            targets_lines = text_lines.count_lines(targets_file)
+            if inputs_lines != targets_lines:
+                raise errors.UserError(
+                    "%s: %s has %d lines but %s has %d; line i of one pairs with line i of "
+                    "the other, so find the extra or missing line (nothing was written)" % (
+                        self.name, inputs_file, inputs_lines, targets_file, targets_lines))
+
+    def generate_data(self, data_dir, tmp_dir, task_id=-1):
+        self.check_files(tmp_dir)  # before the vocab or any shard is written
+        super().generate_data(data_dir, tmp_dir, task_id)
+
     def generate_samples(self, data_dir, tmp_dir, dataset_split):
         del data_dir
         is_training = dataset_split == spaces.DatasetSplit.TRAIN
-        names = self.TRAIN_FILES if is_training else self.EVAL_FILES
-        folder = self._tmp_dir_override or tmp_dir
-        inputs_file, targets_file = [
-            _require_file(self.name, os.path.join(folder, name),
-                          "one %s sentence per line" % name.split(".")[0][:-1])
-            for name in names]
+        inputs_file, targets_file = self._split_files(
+            tmp_dir, self.TRAIN_FILES if is_training else self.EVAL_FILES)
         return text2text.text2text_txt_iterator(inputs_file, targets_file)
 
 
@@ -84,8 +104,8 @@ class Text2textTmpdirTokens(Text2textTmpdir):
         vocab_path = _require_file(self.name, os.path.join(tmp_dir, "vocab.txt"),
                                    "your vocabulary, one token per line")
         vocab_list = [self.oov_token]
-        with tf.io.gfile.GFile(vocab_path) as vocab_file:
-            vocab_list.extend(line.strip() for line in vocab_file if line.strip())
+        vocab_list.extend(line.strip() for line in text_lines.read_lines(vocab_path)
+                          if line.strip())
         return text_encoder.TokenTextEncoder(None, vocab_list=vocab_list)
 
     def generate_samples(self, data_dir, tmp_dir, dataset_split):
@@ -101,17 +121,26 @@ class Text2textTmpdirTsv(Text2textTmpdir):
     """Train on your own parallel text in two TSV files in tmp_dir.
 
     train.tsv and eval.tsv hold one "input<TAB>target" pair per line; lines with
-    no tab are skipped. A subword vocabulary is built from train.tsv.
+    no tab are skipped (see `text2text_txt_tab_iterator` for the warning and the limit).
+    A subword vocabulary is built from train.tsv.
     """
     TRAIN_FILE = "train.tsv"
     EVAL_FILE = "eval.tsv"
 
+    def _split_file(self, tmp_dir, name):
+        return _require_file(self.name, os.path.join(self._tmp_dir_override or tmp_dir, name),
+                             "one input<TAB>target pair per line")
+
+    def check_files(self, tmp_dir):
+        """The UserError or warning of `text2text_txt_tab_iterator` for lines without a tab
+        or with more than one, before anything is written."""
+        for name in (self.TRAIN_FILE, self.EVAL_FILE):
+            text2text.check_tsv_file(self._split_file(tmp_dir, name))
+
     def generate_samples(self, data_dir, tmp_dir, dataset_split):
         del data_dir
         is_training = dataset_split == spaces.DatasetSplit.TRAIN
-        name = self.TRAIN_FILE if is_training else self.EVAL_FILE
-        path = _require_file(self.name, os.path.join(self._tmp_dir_override or tmp_dir, name),
-                             "one input<TAB>target pair per line")
-        return text2text.text2text_txt_tab_iterator(path)
+        return text2text.text2text_txt_tab_iterator(
+            self._split_file(tmp_dir, self.TRAIN_FILE if is_training else self.EVAL_FILE))
 
 

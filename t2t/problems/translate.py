@@ -32,11 +32,11 @@ import zipfile
 from absl import logging
 import tensorflow as tf
 
-from t2t.core import atomic_files
+from t2t.core import atomic_files, errors
 from t2t.core import download
 from t2t.core.progress import Progress
 from t2t.data import generator_utils
-from t2t.encoders import text_encoder
+from t2t.encoders import text_encoder, text_lines
 from t2t.evaluation import bleu_hook
 from t2t.problems import cleaner_en_xx
 from t2t.problems import spaces
@@ -156,14 +156,11 @@ def _preprocess_sgm(line, is_sgm):
 
 
 def _read_lines(path):
-    """Stripped lines; only "\\n" ends a line, so a stray "\\r" cannot misalign a corpus.
-
-    A "\\r" inside a line becomes a space: the compiled files are read back with
-    tf.io.gfile, which drops "\\r" and would glue the words around it together.
-    """
-    with open(path, encoding="utf-8", newline="\n") as handle:
-        for line in handle:
-            yield line.strip().replace("\r", " ")
+    """Stripped lines; they end at "\\n", "\\r\\n" or "\\r" (a corpus released with "\\r"
+    line ends is its sentences, not one line). The two files of a corpus are counted
+    first (`_parallel_lines`), so a stray "\\r" that splits a line is reported, not paired."""
+    for line in text_lines.read_lines(path):
+        yield line.strip()
 
 
 class MisalignedFilesError(ValueError):
@@ -197,7 +194,12 @@ def aligned_pairs(lines1, lines2, path1, path2):
 
 
 def _parallel_lines(path1, path2):
-    """(line i of path1, line i of path2); an error if one file has more lines."""
+    """(line i of path1, line i of path2); a UserError naming both counts if they differ."""
+    count1, count2 = text_lines.count_lines(path1), text_lines.count_lines(path2)
+    if count1 != count2:
+        raise errors.UserError(
+            "compile_data: %s has %d lines but %s has %d; the two files of a parallel corpus "
+            "must have one sentence per line each" % (path1, count1, path2, count2))
     try:
         yield from aligned_pairs(_read_lines(path1), _read_lines(path2), path1, path2)
     except MisalignedFilesError as error:

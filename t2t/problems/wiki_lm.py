@@ -16,6 +16,7 @@ import os
 
 from t2t.core import download as download_lib
 from t2t.core import registry
+from t2t.encoders import text_lines
 from t2t.problems import spaces
 from t2t.problems import text2text
 
@@ -50,14 +51,13 @@ def concat_generator(filename, up_threshold, low_threshold=10):
         # -> {"targets": "aaaa bbbb"}; "cccc" is left over
     """
     text = ""
-    with open(filename, encoding="utf-8") as lines:
-        for line in lines:
-            line = line.strip()
-            if len(text) + len(line) + 1 >= up_threshold:
-                chunk, text = text, ""
-                if low_threshold < len(chunk) < up_threshold:
-                    yield {"targets": chunk}
-            text = line if not text else text + " " + line
+    for line in text_lines.read_lines(filename):
+        line = line.strip()
+        if len(text) + len(line) + 1 >= up_threshold:
+            chunk, text = text, ""
+            if low_threshold < len(chunk) < up_threshold:
+                yield {"targets": chunk}
+        text = line if not text else text + " " + line
 
 
 def mix_generators(generator_list):

@@ -139,20 +139,20 @@ def test_corpus_token_counts_whole_files(tmp_path):
     assert counts == {"one": 1, "two": 1, "\n": 1}
 
 
-def test_lines_split_on_newline_only_and_drop_carriage_returns(tmp_path):
-    # As T2T's tf.gfile reading: "\r" characters vanish, "\u2028" / "\x85" are no line ends.
+def test_corpus_lines_end_at_universal_newlines_only(tmp_path):
+    # As Python reads text: "\r\n" and "\r" end lines, "\u2028" / "\x85" do not.
     _write(tmp_path / "crlf.txt", "ab\r\ncd\rx\u2028y\x85z\n", newline="")
     assert list(tokenizer._read_filepattern(str(tmp_path / "crlf.txt"))) == [
-        "ab", "cdx\u2028y\x85z"]
+        "ab", "cd", "x\u2028y\x85z"]
     counts = tokenizer.corpus_token_counts(str(tmp_path / "crlf.txt"), 0)
-    assert counts == {"ab": 1, "cdx": 1, "\u2028": 1, "y": 1, "\x85": 1, "z": 1}
+    assert counts == {"ab": 1, "cd": 1, "x": 1, "\u2028": 1, "y": 1, "\x85": 1, "z": 1}
 
 
 def test_missing_files_and_bad_utf8_raise_one_line_errors(tmp_path):
     with pytest.raises(ValueError, match="no file matches .*nothing"):
         tokenizer.corpus_token_counts(str(tmp_path / "nothing*"), 0)
     (tmp_path / "latin1.txt").write_bytes(b"caf\xe9\n")
-    with pytest.raises(ValueError, match="not valid UTF-8 .*convert it"):
+    with pytest.raises(ValueError, match="line 1, column 4: byte 0xe9 is not UTF-8; re-encode"):
         tokenizer.corpus_token_counts(str(tmp_path / "latin1.txt"), 0)
 
 

@@ -320,19 +320,19 @@ def test_compile_data_skips_existing_and_leaves_nothing_on_failure(tmp_path):
 
 def test_compile_data_refuses_misaligned_corpus(tmp_path):
     archive = _local_archive(tmp_path, {"a.en": "1\n2\n3\n", "a.de": "1\n2\n"})
-    with pytest.raises(ValueError, match=r"a.en has more lines than .*a.de \(2\)"):
+    with pytest.raises(ValueError, match=r"a.en has 3 lines but .*a.de has 2"):
         translate.compile_data(str(tmp_path / "tmp"), [[archive, ("a.en", "a.de")]], "mis")
     assert not os.path.exists(str(tmp_path / "tmp" / "mis.lang1"))
 
 
-def test_compile_data_carriage_returns_keep_the_alignment(tmp_path):
-    # CRLF line ends on one side, a stray "\r" inside a sentence on the other: with
-    # universal newlines the stray "\r" would split its line and shift every later pair.
+def test_compile_data_carriage_returns_end_lines(tmp_path):
+    # "\r" ends a line as in Python (a corpus released with "\r" line ends is its lines);
+    # CRLF on the other side is one line end.
     archive = _local_archive(tmp_path, {"a.en": "one\rtwo\nthree\n",
-                                        "a.de": "eins zwei\r\ndrei\r\n"})
+                                        "a.de": "eins\r\nzwei\r\ndrei\r\n"})
     prefix = translate.compile_data(str(tmp_path / "tmp"), [[archive, ("a.en", "a.de")]], "cr")
     samples = list(text_problems.text2text_txt_iterator(prefix + ".lang1", prefix + ".lang2"))
-    assert samples == [{"inputs": "one two", "targets": "eins zwei"},
+    assert samples == [{"inputs": "one", "targets": "eins"}, {"inputs": "two", "targets": "zwei"},
                        {"inputs": "three", "targets": "drei"}]
 
 
