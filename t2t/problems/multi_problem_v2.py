@@ -15,7 +15,9 @@ first step the first pmf holds, after the last step the last one. As strings:
 The step of the schedule is, in this order: the `global_step` given to `dataset` (a
 variable is read at each draw); in graph mode (the Estimator) the graph's global step
 (created if missing, as T2T did); otherwise (eager, the native backend) the number of
-examples drawn before this one. Draws are seeded: the same `tf.random.set_seed` gives
+examples drawn before this one (so with batches of B examples, schedule steps are B
+times the training steps). A step variable is read when tf.data draws, which may be one
+or two examples ahead of the model. Draws are seeded: the same `tf.random.set_seed` gives
 the same sequence of problems. The interpolation runs as TensorFlow ops inside tf.data.
 """
 import functools

@@ -109,13 +109,13 @@ def test_categorical_case_picks_the_interval_of_rand_and_follows_the_pmf():
 def test_multi_dataset_proportions_and_seeds():
     datasets = [tf.data.Dataset.from_tensors(i).repeat(3) for i in range(3)]
     tf.random.set_seed(5)
-    draws = list(mpv2.get_multi_dataset(datasets, [0.5, 0.3, 0.2]).take(400)
+    draws = list(mpv2.get_multi_dataset(datasets, [0.5, 0.3, 0.2]).take(300)
                  .as_numpy_iterator())
-    np.testing.assert_allclose(np.bincount(draws) / 400, [0.5, 0.3, 0.2], atol=0.06)
-    uniform = list(mpv2.get_multi_dataset(datasets).take(400).as_numpy_iterator())
-    np.testing.assert_allclose(np.bincount(uniform) / 400, [1 / 3] * 3, atol=0.06)
+    np.testing.assert_allclose(np.bincount(draws) / 300, [0.5, 0.3, 0.2], atol=0.09)
+    uniform = list(mpv2.get_multi_dataset(datasets).take(300).as_numpy_iterator())
+    np.testing.assert_allclose(np.bincount(uniform) / 300, [1 / 3] * 3, atol=0.09)
     tf.random.set_seed(5)
-    again = list(mpv2.get_multi_dataset(datasets, [0.5, 0.3, 0.2]).take(400)
+    again = list(mpv2.get_multi_dataset(datasets, [0.5, 0.3, 0.2]).take(300)
                  .as_numpy_iterator())
     assert again == draws
 
@@ -124,9 +124,9 @@ def test_a_step_schedule_switches_at_its_count_of_examples_drawn():
     problem = mpv2.MultiProblemV2([InMemory(7), InMemory(8)],
                                   mpv2.decode_schedule("step @0 1.0 0.0 @30 0.0 1.0"))
     dataset = problem.dataset("train")
-    examples = list(dataset.take(50).as_numpy_iterator())
-    assert [int(x["problem_id"][0]) for x in examples] == [0] * 30 + [1] * 20
-    assert [int(x["targets"][0]) for x in examples] == [7] * 30 + [8] * 20
+    examples = list(dataset.take(40).as_numpy_iterator())
+    assert [int(x["problem_id"][0]) for x in examples] == [0] * 30 + [1] * 10
+    assert [int(x["targets"][0]) for x in examples] == [7] * 30 + [8] * 10
     assert examples[0]["problem_id"].dtype == np.int32
 
 
@@ -168,10 +168,17 @@ def test_evaluation_alternates_endlessly_or_reads_the_first_problem():
     assert drawn(first, 10) == [0, 0]
 
 
-def test_filepattern_and_generate_data_go_to_each_problem(tmp_path):
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    folder = str(tmp_path_factory.mktemp("mpv2"))
     problem = mpv2.MultiProblemV2([CharLmV2(), CharCopyV2()], mpv2.constant_schedule([1, 0]))
-    problem.generate_data(str(tmp_path), str(tmp_path))
-    patterns = problem.filepattern(str(tmp_path), "train")
+    problem.generate_data(folder, folder)
+    return folder
+
+
+def test_filepattern_and_generate_data_go_to_each_problem(data_dir):
+    problem = mpv2.MultiProblemV2([CharLmV2(), CharCopyV2()], mpv2.constant_schedule([1, 0]))
+    patterns = problem.filepattern(data_dir, "train")
     assert len(patterns) == 2 and all(tf.io.gfile.glob(p) for p in patterns)
 
 
@@ -244,13 +251,11 @@ def test_packed_text_rows_get_segmentation_and_position():
             hparams())
 
 
-def test_text_problems_mix_into_tagged_constant_length_rows(tmp_path):
-    data_dir = str(tmp_path)
+def test_text_problems_mix_into_tagged_constant_length_rows(data_dir):
     problem = LmRows([CharLmV2(), CharCopyV2()], mpv2.constant_schedule([0.5, 0.5]))
-    problem.generate_data(data_dir, data_dir)
     tf.random.set_seed(2)
     rows = list(problem.dataset("train", hparams=hparams(max_length=8), data_dir=data_dir)
-                .take(40).as_numpy_iterator())
+                .take(16).as_numpy_iterator())
     assert {r["targets"].shape for r in rows} == {(8,)}
     assert {int(r["problem_id"][0]) for r in rows} == {0, 1}
     assert all("inputs" not in r for r in rows)
