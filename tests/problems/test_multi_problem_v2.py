@@ -183,26 +183,20 @@ def test_filepattern_and_generate_data_go_to_each_problem(data_dir):
 
 
 # ----------------------------------------------------------------------------- text rows
-class CharLmV2(text2text.Text2SelfProblem):
-    name = "char_lm_v2"  # unregistered: the registry would set it
-    vocab_type = text2text.VocabType.CHARACTER
-    is_generate_per_split = False
-    dataset_splits = SPLITS
-
+def char_problem(base, name, sample):
+    """An unregistered character-level problem (the registry would set `name`) whose
+    train and eval splits each hold sample(0) ... sample(11)."""
     def generate_samples(self, data_dir, tmp_dir, dataset_split):
-        for i in range(12):
-            yield {"targets": " ".join(WORDS[(i + k) % 8] for k in range(3))}
+        return (sample(i) for i in range(12))
+    return type(name, (base,), {
+        "name": name, "vocab_type": text2text.VocabType.CHARACTER, "dataset_splits": SPLITS,
+        "is_generate_per_split": False, "generate_samples": generate_samples})
 
 
-class CharCopyV2(text2text.Text2TextProblem):
-    name = "char_copy_v2"
-    vocab_type = text2text.VocabType.CHARACTER
-    is_generate_per_split = False
-    dataset_splits = SPLITS
-
-    def generate_samples(self, data_dir, tmp_dir, dataset_split):
-        for i in range(12):
-            yield {"inputs": WORDS[i % 8], "targets": WORDS[i % 8] * 3}
+CharLmV2 = char_problem(text2text.Text2SelfProblem, "char_lm_v2", lambda i: {
+    "targets": " ".join(WORDS[(i + k) % 8] for k in range(3))})
+CharCopyV2 = char_problem(text2text.Text2TextProblem, "char_copy_v2", lambda i: {
+    "inputs": WORDS[i % 8], "targets": WORDS[i % 8] * 3})
 
 
 class LmRows(mpv2.MultiText2TextProblem):
