@@ -28,6 +28,7 @@ import tensorflow as tf
 
 from t2t.problems import multi_problem
 from t2t.problems import problem
+from t2t.problems import spaces
 from t2t.problems import text2text
 
 _DRAW_SEED = 3  # the op seed of the draws; the global seed makes them reproducible
@@ -75,7 +76,7 @@ class MultiProblemV2(problem.Problem):
                 lambda x, i=i: self.normalize_example(dict(x, problem_id=tf.constant([i])),
                                                       hparams))
             for i, p in enumerate(self.problems)]
-        if mode == problem.DatasetSplit.TRAIN:
+        if mode == spaces.DatasetSplit.TRAIN:
             if global_step is None and not tf.executing_eagerly():
                 global_step = tf.compat.v1.train.get_or_create_global_step()
             if global_step is None:  # eager: the count of examples drawn
