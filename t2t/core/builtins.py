@@ -23,6 +23,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.imdb",
         "t2t.problems.lm1b",
         "t2t.problems.masked_lm",
+        "t2t.problems.ptb",
         "t2t.problems.sst_binary",
         "t2t.problems.text_problems_tmpdir",
         "t2t.problems.translate_ende",
@@ -30,6 +31,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.translate_multi30k",
         "t2t.problems.tydiqa",
         "t2t.problems.wiki_lm",
+        "t2t.problems.wikitext103",
     ),
     "models": (
         "t2t.layers.common_hparams",
