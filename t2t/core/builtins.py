@@ -21,6 +21,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.algorithmic",
         "t2t.problems.algorithmic_math",
         "t2t.problems.imdb",
+        "t2t.problems.lambada",
         "t2t.problems.lm1b",
         "t2t.problems.masked_lm",
         "t2t.problems.ptb",
