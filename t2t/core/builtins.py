@@ -26,6 +26,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.lm1b",
         "t2t.problems.masked_lm",
         "t2t.problems.ptb",
+        "t2t.problems.squad",
         "t2t.problems.sst_binary",
         "t2t.problems.text_problems_tmpdir",
         "t2t.problems.translate_ende",
