@@ -20,6 +20,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
     "problems": (
         "t2t.problems.algorithmic",
         "t2t.problems.algorithmic_math",
+        "t2t.problems.babi_qa",
         "t2t.problems.cnn_dailymail",
         "t2t.problems.imdb",
         "t2t.problems.lambada",

@@ -119,7 +119,7 @@ class Squad(_SquadData, text2text.QuestionAndContext2TextProblem):
                    "context": example["context"]}
 
 
-def _concat_question_and_context(example, separator_id):
+def concat_question_and_context(example, separator_id):
     """inputs := inputs + [separator_id] + context (a tf example dict, changed in place)."""
     sep = tf.convert_to_tensor([separator_id], dtype=example["inputs"].dtype)
     example["inputs"] = tf.concat([example["inputs"], sep, example["context"]], 0)
@@ -134,7 +134,7 @@ class SquadConcat(Squad):
         return "squad"
 
     def preprocess_example(self, example, unused_mode, unused_model_hparams):
-        return _concat_question_and_context(example, self.QUESTION_SEPARATOR_ID)
+        return concat_question_and_context(example, self.QUESTION_SEPARATOR_ID)
 
     def hparams(self, defaults, unused_model_hparams):
         super().hparams(defaults, unused_model_hparams)
@@ -153,7 +153,7 @@ class SquadConcatMulti64k(SquadConcat):
                 {"split": spaces.DatasetSplit.EVAL, "shards": 1}]
 
     def preprocess_example(self, example, unused_mode, unused_model_hparams):
-        example = _concat_question_and_context(example, self.QUESTION_SEPARATOR_ID)
+        example = concat_question_and_context(example, self.QUESTION_SEPARATOR_ID)
         example.pop("context")
         return example
 
