@@ -29,6 +29,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.ptb",
         "t2t.problems.squad",
         "t2t.problems.sst_binary",
+        "t2t.problems.subject_verb_agreement",
         "t2t.problems.text_problems_tmpdir",
         "t2t.problems.translate_ende",
         "t2t.problems.translate_envi",

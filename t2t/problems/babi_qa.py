@@ -30,6 +30,7 @@ import tensorflow as tf
 from t2t.core import atomic_files
 from t2t.core import download
 from t2t.core import registry
+from t2t.encoders import escaping
 from t2t.encoders import text_encoder
 from t2t.encoders import tokenizer
 from t2t.layers.modality_type import ModalityType
@@ -75,7 +76,7 @@ REGISTERED_PROBLEMS = []
 def _normalize_string(raw_str):
     """`raw_str`'s tokens (T2T's tokenizer) joined by spaces: "Mary?" -> "Mary ?"."""
     return " ".join(token.strip() for token in
-                    tokenizer.encode(text_encoder.native_to_unicode(raw_str)))
+                    tokenizer.encode(escaping.native_to_unicode(raw_str)))
 
 
 def _prepare_babi_data(tmp_dir, data_dir, url=_URL):
@@ -87,13 +88,8 @@ def _prepare_babi_data(tmp_dir, data_dir, url=_URL):
 
 def _build_vocab(generator, vocab_dir, vocab_name):
     """The TokenTextEncoder of `vocab_dir/vocab_name`; written from `generator`'s words."""
-    vocab_path = os.path.join(vocab_dir, vocab_name)
-    if tf.io.gfile.exists(vocab_path):
-        return text_encoder.TokenTextEncoder(vocab_path)
-    words = ptb.words_by_frequency(word for line in generator for word in line.split())
-    encoder = text_encoder.TokenTextEncoder(None, vocab_list=words)
-    encoder.store_to_file(vocab_path)
-    return encoder
+    return ptb.build_vocab_from_words((word for line in generator for word in line.split()),
+                                      vocab_dir, vocab_name)
 
 
 def _all_task_raw_data(tmp_dir, subset, data_file, dataset_split):

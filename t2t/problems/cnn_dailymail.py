@@ -279,17 +279,7 @@ def _register_fraction(class_name, fraction):
 
 
 # T2T's names: Frac0p1 keeps 0.1% of the stories, Frac1 1%, ... Frac50 50%.
-SummarizeFrac0p1CnnDailymailWikiLMSharedVocab64k = _register_fraction(
-    "SummarizeFrac0p1CnnDailymailWikiLMSharedVocab64k", 0.001)
-SummarizeFrac1CnnDailymailWikiLMSharedVocab64k = _register_fraction(
-    "SummarizeFrac1CnnDailymailWikiLMSharedVocab64k", 0.01)
-SummarizeFrac2CnnDailymailWikiLMSharedVocab64k = _register_fraction(
-    "SummarizeFrac2CnnDailymailWikiLMSharedVocab64k", 0.02)
-SummarizeFrac5CnnDailymailWikiLMSharedVocab64k = _register_fraction(
-    "SummarizeFrac5CnnDailymailWikiLMSharedVocab64k", 0.05)
-SummarizeFrac10CnnDailymailWikiLMSharedVocab64k = _register_fraction(
-    "SummarizeFrac10CnnDailymailWikiLMSharedVocab64k", 0.1)
-SummarizeFrac20CnnDailymailWikiLMSharedVocab64k = _register_fraction(
-    "SummarizeFrac20CnnDailymailWikiLMSharedVocab64k", 0.2)
-SummarizeFrac50CnnDailymailWikiLMSharedVocab64k = _register_fraction(
-    "SummarizeFrac50CnnDailymailWikiLMSharedVocab64k", 0.5)
+for _name, _fraction in (("0p1", 0.001), ("1", 0.01), ("2", 0.02), ("5", 0.05), ("10", 0.1),
+                         ("20", 0.2), ("50", 0.5)):
+    _class_name = "SummarizeFrac%sCnnDailymailWikiLMSharedVocab64k" % _name
+    globals()[_class_name] = _register_fraction(_class_name, _fraction)

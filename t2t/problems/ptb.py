@@ -47,6 +47,18 @@ def words_by_frequency(words):
     return tuple(word for word, _ in sorted(counts.items(), key=lambda x: (-x[1], x[0])))
 
 
+def build_vocab_from_words(words, vocab_dir, vocab_name):
+    """The TokenTextEncoder of `vocab_dir/vocab_name`; if missing, written from `words` (an
+    iterable, read only then): "<pad>", "<EOS>", then words_by_frequency(words)."""
+    vocab_path = os.path.join(vocab_dir, vocab_name)
+    if tf.io.gfile.exists(vocab_path):
+        return text_encoder.TokenTextEncoder(vocab_path)
+    encoder = text_encoder.TokenTextEncoder(None, vocab_list=words_by_frequency(words))
+    tf.io.gfile.makedirs(vocab_dir)
+    encoder.store_to_file(vocab_path)
+    return encoder
+
+
 def _read_words(filename):
     """The words of `filename`, each line ending in the word EOS."""
     with tf.io.gfile.GFile(filename) as f:

@@ -28,7 +28,7 @@ import tensorflow as tf
 from t2t.core import download
 from t2t.core import registry
 from t2t.data import generator_utils  # noqa: F401  (T2T's module-level name)
-from t2t.encoders import text_encoder
+from t2t.encoders import text_encoder  # noqa: F401  (T2T's module-level name)
 from t2t.problems import problem  # noqa: F401  (T2T's module-level name)
 from t2t.problems import ptb
 from t2t.problems import spaces
@@ -44,15 +44,11 @@ RAW_DIR = "wikitext-103-raw"
 
 def _build_vocab(filename, vocab_dir, vocab_name):
     """The TokenTextEncoder of `vocab_dir/vocab_name`; written from `filename` if missing."""
-    vocab_path = os.path.join(vocab_dir, vocab_name)
-    if tf.io.gfile.exists(vocab_path):
-        return text_encoder.TokenTextEncoder(vocab_path)
-    with tf.io.gfile.GFile(filename) as f:
-        words = ptb.words_by_frequency(f.read().split())
-    encoder = text_encoder.TokenTextEncoder(None, vocab_list=words)
-    tf.io.gfile.makedirs(vocab_dir)
-    encoder.store_to_file(vocab_path)
-    return encoder
+    def words():
+        with tf.io.gfile.GFile(filename) as f:
+            yield from f.read().split()
+
+    return ptb.build_vocab_from_words(words(), vocab_dir, vocab_name)
 
 
 def _maybe_download_corpus(tmp_dir, vocab_type, urls=(TOKENS_URL, RAW_URL)):

@@ -28,18 +28,15 @@ MEMBERS = {EN + "qa1_single-supporting-fact_train.txt": QA1_TRAIN,
 
 @pytest.fixture(scope="module")
 def babi_server(tmp_path_factory):
-    root = tmp_path_factory.mktemp("babi")
-    corpus_testing.write_tgz(corpus_testing.served_path(root, babi_qa._URL), MEMBERS)
-    with corpus_testing.serve_tree(root) as server:
+    with corpus_testing.serve_tgz(tmp_path_factory.mktemp("babi"), babi_qa._URL,
+                                  MEMBERS) as server:
         yield server
 
 
 @pytest.fixture
 def local_babi(babi_server, monkeypatch):
-    monkeypatch.setattr(babi_qa.BabiQa, "url", corpus_testing.local_url(babi_server.url,
-                                                                        babi_qa._URL))
-    del babi_server.requests[:]
-    return babi_server
+    return corpus_testing.point_at(monkeypatch, babi_server,
+                                   [(babi_qa.BabiQa, "url", babi_qa._URL)])
 
 
 @registry.register_problem

@@ -32,18 +32,14 @@ def _members(tmp_path):
 @pytest.fixture(scope="module")
 def lambada_server(tmp_path_factory):
     root = tmp_path_factory.mktemp("lambada")
-    corpus_testing.write_tgz(corpus_testing.served_path(root, lambada._URL), _members(root))
-    with corpus_testing.serve_tree(root) as server:
+    with corpus_testing.serve_tgz(root, lambada._URL, _members(root)) as server:
         yield server
 
 
 @pytest.fixture
 def local_lambada(lambada_server, monkeypatch):
-    for cls in (lambada.LambadaLm, lambada.LambadaRc):
-        monkeypatch.setattr(cls, "url", corpus_testing.local_url(lambada_server.url,
-                                                                 lambada._URL))
-    del lambada_server.requests[:]
-    return lambada_server
+    return corpus_testing.point_at(monkeypatch, lambada_server, [
+        (cls, "url", lambada._URL) for cls in (lambada.LambadaLm, lambada.LambadaRc)])
 
 
 def _tiny(base, name):

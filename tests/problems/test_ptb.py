@@ -38,9 +38,7 @@ MEMBERS = {
 
 @pytest.fixture(scope="module")
 def ptb_server(tmp_path_factory):
-    root = tmp_path_factory.mktemp("ptb")
-    corpus_testing.write_tgz(corpus_testing.served_path(root, ptb.PTB_URL), MEMBERS)
-    with corpus_testing.serve_tree(root) as server:
+    with corpus_testing.serve_tgz(tmp_path_factory.mktemp("ptb"), ptb.PTB_URL, MEMBERS) as server:
         yield server
 
 
@@ -51,10 +49,8 @@ corpus_testing.register_user_subclass(ptb.LanguagemodelPtbCharacters,
 
 @pytest.fixture
 def local_ptb(ptb_server, monkeypatch):
-    monkeypatch.setattr(ptb.LanguagemodelPtb10k, "url",
-                        corpus_testing.local_url(ptb_server.url, ptb.PTB_URL))
-    del ptb_server.requests[:]
-    return ptb_server
+    return corpus_testing.point_at(monkeypatch, ptb_server,
+                                   [(ptb.LanguagemodelPtb10k, "url", ptb.PTB_URL)])
 
 
 def test_t2t_names_url_and_vocab_file():

@@ -39,10 +39,8 @@ def squad_server(tmp_path_factory):
 
 @pytest.fixture
 def local_squad(squad_server, monkeypatch):
-    monkeypatch.setattr(squad._SquadData, "url", corpus_testing.local_url(squad_server.url,
-                                                                          squad._URL))
-    del squad_server.requests[:]
-    return squad_server
+    return corpus_testing.point_at(monkeypatch, squad_server,
+                                   [(squad._SquadData, "url", squad._URL)])
 
 
 corpus_testing.register_user_subclass(squad.Squad, "squad_tiny")

@@ -34,11 +34,9 @@ def wikitext_server(tmp_path_factory):
 
 @pytest.fixture
 def local_wikitext(wikitext_server, monkeypatch):
-    for name, url in (("tokens_url", wikitext103.TOKENS_URL), ("raw_url", wikitext103.RAW_URL)):
-        monkeypatch.setattr(wikitext103.LanguagemodelWikitext103, name,
-                            corpus_testing.local_url(wikitext_server.url, url))
-    del wikitext_server.requests[:]
-    return wikitext_server
+    lm = wikitext103.LanguagemodelWikitext103
+    return corpus_testing.point_at(monkeypatch, wikitext_server, [
+        (lm, "tokens_url", wikitext103.TOKENS_URL), (lm, "raw_url", wikitext103.RAW_URL)])
 
 
 @registry.register_problem
