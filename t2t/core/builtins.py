@@ -26,6 +26,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.lambada",
         "t2t.problems.lm1b",
         "t2t.problems.masked_lm",
+        "t2t.problems.paraphrase_ms_coco",
         "t2t.problems.ptb",
         "t2t.problems.squad",
         "t2t.problems.sst_binary",
