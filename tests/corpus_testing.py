@@ -6,6 +6,7 @@
         server.requests                     # ["/data/corpus.tgz"]: the raw paths asked for
     read_examples(paths)                    # [{"inputs": [5, 1], "targets": [0]}, ...]
     register_user_subclass(imdb.SentimentIMDB, "sentiment_imdb_tiny")  # vocab 2**8, 2 shards
+    point_at(monkeypatch, server, [(ptb.LanguagemodelPtb10k, "url", ptb.PTB_URL)])
 """
 import contextlib
 import functools
@@ -40,6 +41,14 @@ def serve_tree(root):
         yield server
 
 
+@contextlib.contextmanager
+def serve_tgz(root, url, members):
+    """serve_tree(root), with a gzipped tar of `members` where `url`'s path points."""
+    write_tgz(served_path(root, url), members)
+    with serve_tree(root) as server:
+        yield server
+
+
 def served_path(root, url):
     """Where under `root` a server must hold `url`'s file (its path, %-escapes undone)."""
     return os.path.join(str(root), urllib.parse.unquote(urllib.parse.urlparse(url).path)
@@ -50,6 +59,16 @@ def local_url(base_url, url):
     """`url` on the local server: the same path and query, another host."""
     parts = urllib.parse.urlparse(url)
     return base_url + parts.path + ("?" + parts.query if parts.query else "")
+
+
+def point_at(monkeypatch, server, targets):
+    """Point each (class, attribute, real URL) of `targets` at `server`; clear its log.
+
+    Returns the server, for a fixture to hand to its test."""
+    for cls, attribute, url in targets:
+        monkeypatch.setattr(cls, attribute, local_url(server.url, url))
+    del server.requests[:]
+    return server
 
 
 def _data(text):

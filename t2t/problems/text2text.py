@@ -379,8 +379,11 @@ class Text2ClassProblem(Text2TextProblem):
             yield sample["inputs"]
 
     def generate_encoded_samples(self, data_dir, tmp_dir, dataset_split):
+        # Samples first, as T2T: a generate_samples that is a plain function (not a
+        # generator) may write a TOKEN vocabulary before it is read.
+        samples = self.generate_samples(data_dir, tmp_dir, dataset_split)
         encoder = self.get_or_create_vocab(data_dir, tmp_dir)
-        for sample in self.generate_samples(data_dir, tmp_dir, dataset_split):
+        for sample in samples:
             inputs = encoder.encode(sample["inputs"]) + [text_encoder.EOS_ID]
             yield {"inputs": inputs, "targets": [sample["label"]]}
 
