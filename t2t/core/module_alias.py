@@ -20,6 +20,7 @@ import dis
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import pkgutil
 import sys
 
@@ -55,10 +56,12 @@ class AliasFinder(importlib.abc.MetaPathFinder):
     without, the import system's own errors stand.
     """
 
-    def __init__(self, resolve, describe=None, owner=None):
+    def __init__(self, resolve, describe=None, owner=None, fallbacks=None):
         self._resolve = resolve
         self._describe = describe or (lambda name: name)
         self._owner = owner
+        # {real package: packages whose submodules stand in for its missing attributes}
+        self._fallbacks = fallbacks or {}
 
     def install(self):
         if self not in sys.meta_path:
@@ -75,7 +78,8 @@ class AliasFinder(importlib.abc.MetaPathFinder):
         module = targets if not isinstance(targets, (list, tuple)) else self._import(
             fullname, targets)
         if self._owner:
-            name_errors_name_the_closest(module, self._owner)
+            name_errors_name_the_closest(module, self._owner,
+                                         self._fallbacks.get(getattr(module, "__name__", "")))
         return importlib.machinery.ModuleSpec(fullname, ServedLoader(module),
                                               is_package=hasattr(module, "__path__"))
 
@@ -140,10 +144,12 @@ class MissingAttributeError(AttributeError):
         return _missing_attribute_text(self.obj, self.name, self._owner)
 
 
-def name_errors_name_the_closest(module, owner="t2t"):
+def name_errors_name_the_closest(module, owner="t2t", fallback_packages=None):
     """Give `module` a `__getattr__` whose errors name the closest names (keeping any
     `__getattr__` it has). `from module import missing` raises ImportError, as Python
-    does; `module.missing` and `getattr`/`hasattr` see an AttributeError, as before."""
+    does; `module.missing` and `getattr`/`hasattr` see an AttributeError, as before.
+    A submodule `missing` of one of `fallback_packages` is returned instead (T2T moved
+    models into `research`: `from tensor2tensor.models import universal_transformer`)."""
     old = vars(module).get("__getattr__")
     if getattr(old, "names_the_closest", False):
         return
@@ -159,6 +165,9 @@ def name_errors_name_the_closest(module, owner="t2t"):
         submodule = sys.modules.get(module.__name__ + "." + name)
         if submodule is not None:  # a circular import's submodule, as Python's fallback
             return submodule
+        for package in fallback_packages or ():
+            if importlib.util.find_spec(package + "." + name) is not None:
+                return importlib.import_module(package + "." + name)
         caller = sys._getframe(1)  # pylint: disable=protected-access
         if caller.f_code.co_code[caller.f_lasti] == _IMPORT_FROM:
             # `from m import name`: Python would replace an AttributeError's message.

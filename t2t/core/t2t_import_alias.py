@@ -108,7 +108,8 @@ def install():
     if real_tensor2tensor_installed():
         logging.info("a tensor2tensor package is installed: its imports are not served by t2t")
         return False
-    _finder = module_alias.AliasFinder(resolve, _describe, owner="t2t")
+    _finder = module_alias.AliasFinder(resolve, _describe, owner="t2t",
+                                       fallbacks={"t2t.models": ("t2t.models.research",)})
     _finder.install()
     logging.info("tensor2tensor imports are served by t2t (docs/porting.md)")
     return True

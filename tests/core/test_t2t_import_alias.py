@@ -75,7 +75,8 @@ def test_research_models_are_found_under_either_path(alias):
         "t2t.models.research.universal_transformer")
     # The path of T2T releases before research/ (user code still has it).
     import tensor2tensor.models.universal_transformer as old_path
-    assert old_path is universal_transformer
+    from tensor2tensor.models import universal_transformer as old_from
+    assert old_path is universal_transformer and old_from is universal_transformer
     assert t2t_import_alias.resolve("tensor2tensor.models.research.x") == [
         "t2t.models.research.x", "t2t.models.x"]
     assert t2t_import_alias.resolve("tensor2tensor.models.x") == [
