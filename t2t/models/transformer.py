@@ -56,7 +56,8 @@ from t2t.models.transformer_hparams import (  # noqa: F401  (T2T's transformer.<
     transformer_tall_big, transformer_lm_tpu_0, transformer_lm_tpu_1,
     transformer_wikitext103_l4k_v0, transformer_mlperf_tpu, transformer_tpu_bf16_activation,
     transformer_fairseq_fp16_activation_big, transformer_packed_tpu, transformer_small_tpu,
-    transformer_tpu_with_conv, transformer_tpu_1b)
+    transformer_tpu_with_conv, transformer_tpu_1b, transformer_parameter_attention_a,
+    transformer_parameter_attention_b, transformer_supervised_attention)
 
 # T2T's module-level fast-decoding names (the implementation lives in transformer_fast_decode).
 fast_decode = transformer_fast_decode.fast_decode

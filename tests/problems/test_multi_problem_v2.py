@@ -137,9 +137,11 @@ def test_a_given_global_step_variable_is_read_at_each_draw():
     iterator = iter(problem.dataset("train", global_step=step))
     assert [int(next(iterator)["problem_id"][0]) for _ in range(5)] == [0] * 5
     step.assign(100)
-    after = [int(next(iterator)["problem_id"][0]) for _ in range(8)]
-    # Draws already made ahead (tf.data's prefetch) keep the old step; no more than two.
-    assert after[2:] == [1] * 6 and after.count(0) <= 2
+    after = [int(next(iterator)["problem_id"][0]) for _ in range(10)]
+    # Draws already made ahead (tf.data's prefetch) keep the old step: a few (two on
+    # TensorFlow 2.21, four on 2.15), then only the new one.
+    switch = after.index(1)
+    assert switch <= 4 and after[switch:] == [1] * (10 - switch)
 
 
 def test_graph_mode_uses_the_global_step():
