@@ -108,16 +108,30 @@ def install():
     if real_tensor2tensor_installed():
         logging.info("a tensor2tensor package is installed: its imports are not served by t2t")
         return False
-    _finder = module_alias.AliasFinder(resolve, _describe, owner="t2t",
+    _finder = module_alias.AliasFinder(_resolve_and_say, _describe, owner="t2t",
                                        fallbacks={"t2t.models": ("t2t.models.research",)})
     _finder.install()
-    logging.info("tensor2tensor imports are served by t2t (docs/porting.md)")
     return True
+
+
+_said = False
+
+
+def _resolve_and_say(fullname):
+    """`resolve`, saying once in the log that t2t serves tensor2tensor imports: at the
+    first one (a usr dir that imports only t2t hears nothing)."""
+    global _said
+    targets = resolve(fullname)
+    if targets is not None and not _said:
+        _said = True
+        logging.info("tensor2tensor imports are served by t2t (docs/porting.md)")
+    return targets
 
 
 def uninstall():
     """Stop serving `tensor2tensor.*` and forget the alias names imported so far."""
-    global _finder
+    global _finder, _said
+    _said = False
     if _finder is not None:
         _finder.uninstall()
         _finder = None

@@ -91,6 +91,9 @@ def test_said_once_and_never_over_a_real_tensor2tensor(tmp_path, monkeypatch):
     monkeypatch.setattr(t2t_import_alias.logging, "info", lambda msg, *a: said.append(msg % a))
     t2t_import_alias.uninstall()
     assert t2t_import_alias.install() and t2t_import_alias.install()
+    assert not said  # nothing until code imports tensor2tensor
+    import tensor2tensor.utils.registry  # noqa: F401
+    import tensor2tensor.layers.common_layers  # noqa: F401
     assert sum("tensor2tensor imports are served by t2t" in m for m in said) == 1
     t2t_import_alias.uninstall()
     real = tmp_path / "tensor2tensor"

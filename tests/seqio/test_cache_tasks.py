@@ -2,6 +2,7 @@
 
 One run uses the DirectRunner's worker processes (2 workers); the others run in process.
 """
+import importlib
 import json
 import os
 import sys
@@ -259,7 +260,7 @@ def test_skip_resume_and_overwrite(tmp_path, capsys, usr_dir):
     open(os.path.join(folder, ".train.tfrecord-00000-of-00003.k2j3.incomplete"), "w").write("x")
     open(os.path.join(folder, "train.tfrecord-00000-of-00007"), "w").write("stale")
     dataset_providers.TaskRegistry.reset()
-    tasks_module = sys.modules[USR_MODULE]
+    tasks_module = importlib.import_module(USR_MODULE)  # the usr dir, by its folder name
     tasks_module.register()
     code, stdout, _ = run_cli(capsys, *args)
     assert code == 0 and "cache_test_copy done" in stdout
@@ -369,7 +370,7 @@ def test_seqio_itself_reads_the_cache(two_worker_cache, tmp_path):
         print(json.dumps({"equal": cached == uncached, "n": len(cached),
                           "stats": task.get_cached_stats("train")}))
     '''))
-    data = os.path.join(sys.modules[USR_MODULE].DATA)
+    data = os.path.join(importlib.import_module(USR_MODULE).DATA)
     out = subprocess.run([SEQIO_REF_PYTHON, str(script), data, two_worker_cache],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
