@@ -285,9 +285,11 @@ def _fetch_dataset(tmp_dir, dataset):
     """
     url, files = dataset[0], dataset[1]
     filename = os.path.basename(url)
-    with _archive_lock(tmp_dir, filename):
-        archive = download.maybe_download(tmp_dir, filename, url)
-        if _is_archive(archive):
+    with _archive_lock(tmp_dir, filename or "local-corpus"):
+        # No URL (user problems list ["", (file1, file2)]): the files are in tmp_dir, as
+        # T2T read them.
+        archive = download.maybe_download(tmp_dir, filename, url) if url else None
+        if archive and _is_archive(archive):
             download.maybe_extract(archive, tmp_dir)
         if files[0] == "tsv":
             pattern = os.path.join(tmp_dir, files[3])
@@ -308,7 +310,8 @@ def _fetch_dataset(tmp_dir, dataset):
             path = os.path.join(tmp_dir, name)
             if not os.path.exists(path):
                 raise ValueError("compile_data: %s is not in %s (from %s); check the file "
-                                 "names listed for this corpus" % (name, filename, url))
+                                 "names listed for this corpus" % (
+                                     name, filename or tmp_dir, url or "no URL: put it there"))
             if path.endswith(".gz") and files[0] != "tmx":
                 download.gunzip_file(path, _without_gz(path))
                 path = _without_gz(path)

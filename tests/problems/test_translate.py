@@ -318,6 +318,19 @@ def test_compile_data_skips_existing_and_leaves_nothing_on_failure(tmp_path):
         assert f.read() == "kept\n"
 
 
+def test_compile_data_reads_files_already_in_tmp_dir_when_a_corpus_has_no_url(tmp_path):
+    # T2T user problems list local corpora as ["", (source file, target file)].
+    tmp_dir = tmp_path / "tmp"
+    tmp_dir.mkdir()
+    (tmp_dir / "train.en").write_text("hello\nworld\n")
+    (tmp_dir / "train.vi").write_text("xin chao\nthe gioi\n")
+    prefix = translate.compile_data(str(tmp_dir), [["", ("train.en", "train.vi")]], "local")
+    with open(prefix + ".lang2", encoding="utf-8") as f:
+        assert f.read().splitlines() == ["xin chao", "the gioi"]
+    with pytest.raises(ValueError, match="dev.en is not in .*tmp .from no URL: put it there"):
+        translate.compile_data(str(tmp_dir), [["", ("dev.en", "dev.vi")]], "missing")
+
+
 def test_compile_data_refuses_misaligned_corpus(tmp_path):
     archive = _local_archive(tmp_path, {"a.en": "1\n2\n3\n", "a.de": "1\n2\n"})
     with pytest.raises(ValueError, match=r"a.en has 3 lines but .*a.de has 2"):
