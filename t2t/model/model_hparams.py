@@ -17,7 +17,7 @@ import copy
 from t2t.core import hparam
 from t2t.core import registry
 from t2t.layers.modality_type import ModalityType
-from t2t.problems import problem_hparams as problem_hparams_lib
+from t2t.problems import problem_hparams_schema
 
 # Attributes carried by reference from one HParams to its copy (T2T's `copy_hparams`).
 _SHARED_ATTRIBUTES = ("problem", "problem_hparams")
@@ -139,7 +139,7 @@ def test_problem_hparams(input_vocab_size=None, target_vocab_size=None, model_hp
     if input_vocab_size is not None:
         modality["inputs"] = input_modality
         vocab_size["inputs"] = input_vocab_size
-    p_hparams = problem_hparams_lib.default_problem_hparams()
+    p_hparams = problem_hparams_schema.default_problem_hparams()
     p_hparams.modality = modality
     p_hparams.vocab_size = vocab_size
-    return problem_hparams_lib.add_encoder_hparams(p_hparams, {})
+    return problem_hparams_schema.add_encoder_hparams(p_hparams, {})

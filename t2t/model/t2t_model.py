@@ -49,7 +49,7 @@ from t2t.model.t2t_model_helpers import (  # noqa: F401  (T2T's names in t2t_mod
 from t2t.optim import learning_rate as learning_rate_lib
 from t2t.optim import optimize as optimize_lib
 from t2t.problems import multi_problem
-from t2t.problems import problem_hparams as problem_hparams_lib
+from t2t.problems import problem_hparams_schema
 
 # Re-exported: the trainer attaches the problem to the model hparams with these (T2T kept
 # them in trainer_lib / hparams_lib).
@@ -278,7 +278,7 @@ class T2TModel:
         """Add scalar `input_space_id` / `target_space_id` features from the problem."""
         if features is None:
             return
-        space_ids = problem_hparams_lib.problem_hparams_to_features(self._problem_hparams)
+        space_ids = problem_hparams_schema.problem_hparams_to_features(self._problem_hparams)
         for key, value in sorted(space_ids.items()):
             if key not in features:
                 features[key] = tf.constant(value, name=key)

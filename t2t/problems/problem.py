@@ -39,7 +39,7 @@ from t2t.encoders import text_encoder
 from t2t.evaluation import metrics
 from t2t.problems.preprocessing import (  # noqa: F401  (T2T's names in problem.py)
     default_model_hparams, preprocess_example_common, preprocessing_is_identity)
-from t2t.problems.problem_hparams import (  # noqa: F401  (T2T's names in problem.py)
+from t2t.problems.problem_hparams_schema import (  # noqa: F401  (T2T's names in problem.py)
     add_encoder_hparams, copy_problem_hparams, default_problem_hparams,
     problem_hparams_to_features, reverse_problem_hparams)
 from t2t.problems.spaces import DatasetSplit, SpaceID, TaskID  # noqa: F401

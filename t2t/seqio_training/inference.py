@@ -42,7 +42,7 @@ from t2t.decoding import predictor
 from t2t.decoding import scoring
 from t2t.model import model_hparams
 from t2t.problems import problem as problem_lib
-from t2t.problems import problem_hparams as problem_hparams_lib
+from t2t.problems import problem_hparams_schema
 from t2t.seqio import dataset_providers
 from t2t.seqio_training import task_problem as task_problem_lib
 
@@ -85,7 +85,7 @@ def _batched_model_features(arrays, problem, batch_size, with_targets):
         features = data_reader.standardize_shapes(dict(features))
         if not with_targets:
             features.pop("targets", None)
-        features.update(problem_hparams_lib.problem_hparams_to_features(p_hparams))
+        features.update(problem_hparams_schema.problem_hparams_to_features(p_hparams))
         return features
 
     return ds.map(finish)
@@ -155,7 +155,7 @@ def _predict(estimator, problem, batches, checkpoint_path, lazy=False):
     """Yield (index, output ids up to EOS) of every row of `batches` (`_batches`-like
     dicts): held in the graph a chunk at a time, or with `lazy` read one batch per model
     run (typed lines: each is decoded before the next is read)."""
-    space_ids = problem_hparams_lib.problem_hparams_to_features(problem.get_hparams())
+    space_ids = problem_hparams_schema.problem_hparams_to_features(problem.get_hparams())
 
     def input_fn_of(make_dataset):
         def input_fn(params=None, config=None):

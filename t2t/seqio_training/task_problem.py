@@ -41,7 +41,7 @@ from t2t.core.modes import ModeKeys
 from t2t.data import data_reader
 from t2t.layers.modality_type import ModalityType
 from t2t.problems import problem as problem_lib
-from t2t.problems import problem_hparams as problem_hparams_lib
+from t2t.problems import problem_hparams_schema
 from t2t.problems import spaces
 import t2t.seqio.dataset_providers as dataset_providers
 import t2t.seqio.feature_converters as feature_converters
@@ -342,7 +342,7 @@ class TaskProblem(problem_lib.Problem):
                 features.pop("targets_mask", None)
                 if decoder_only_predict:
                     features["decode_length"] = tf.constant(targets_length, tf.int32)
-            features.update(problem_hparams_lib.problem_hparams_to_features(p_hparams))
+            features.update(problem_hparams_schema.problem_hparams_to_features(p_hparams))
             return features
 
         return ds.map(finish).prefetch(tf.data.AUTOTUNE)
