@@ -55,6 +55,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.models.evolved_transformer",
         "t2t.models.lstm",
         "t2t.models.research.universal_transformer",
+        "t2t.models.slicenet",
         "t2t.models.transformer",
         "t2t.models.transformer_encoder_mlm",
         "t2t.models.transformer_hparams",

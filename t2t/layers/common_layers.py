@@ -342,6 +342,31 @@ def shift_right_2d(x, pad_value=None):
     return shifted
 
 
+def get_timing_signal(length, min_timescale=1, max_timescale=1e4, num_timescales=16):
+    """Sinusoids of `num_timescales` geometric timescales: [length, 2 * num_timescales].
+
+    Row p is sin(p / t) for each timescale t, then cos(p / t) (T2T's 4-D timing signal).
+    """
+    positions = tf.cast(tf.range(length), tf.float32)
+    log_increment = np.log(max_timescale / min_timescale) / max(num_timescales - 1, 1)
+    inv_timescales = min_timescale * tf.exp(
+        tf.cast(tf.range(num_timescales), tf.float32) * -log_increment)
+    scaled_time = tf.expand_dims(positions, 1) * tf.expand_dims(inv_timescales, 0)
+    return tf.concat([tf.sin(scaled_time), tf.cos(scaled_time)], axis=1)
+
+
+def add_timing_signal(x, min_timescale=1, max_timescale=1e4, num_timescales=16):
+    """x [batch, length, width, depth] plus `get_timing_signal` along length, zero-padded
+    to depth (the first 2 * num_timescales channels), as T2T's SliceNet adds it.
+
+        add_timing_signal(tf.zeros([2, 5, 1, 40]))[0, :, 0, :32]   # the 5 x 32 sinusoids
+    """
+    length, depth = shape_list(x)[1], shape_list(x)[3]
+    signal = get_timing_signal(length, min_timescale, max_timescale, num_timescales)
+    signal = tf.pad(signal, [[0, 0], [0, depth - 2 * num_timescales]])
+    return x + tf.cast(tf.reshape(signal, [1, length, 1, depth]), x.dtype)
+
+
 def index_last_dim_with_indices(x, indices):
     """x[..., indices[...]]: pick one element of the last axis per position.
 
