@@ -30,6 +30,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.mrpc",
         "t2t.problems.multinli",
         "t2t.problems.paraphrase_ms_coco",
+        "t2t.problems.program_search",
         "t2t.problems.ptb",
         "t2t.problems.qnli",
         "t2t.problems.quora_qpairs",
@@ -38,6 +39,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.squad",
         "t2t.problems.sst_binary",
         "t2t.problems.stanford_nli",
+        "t2t.problems.style_transfer",
         "t2t.problems.subject_verb_agreement",
         "t2t.problems.text_problems_tmpdir",
         "t2t.problems.translate_encs",
@@ -57,6 +59,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.wiki_lm",
         "t2t.problems.wikitext103",
         "t2t.problems.wnli",
+        "t2t.problems.wsj_parsing",
     ),
     "models": (
         "t2t.layers.common_hparams",

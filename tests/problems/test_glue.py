@@ -15,8 +15,9 @@ import corpus_testing
 from t2t.core import registry, t2t_import_alias
 from t2t.encoders import text_encoder
 from t2t.layers.modality_type import ModalityType
-from t2t.problems import (cola, glue, mrpc, multinli, qnli, quora_qpairs, rte, scitail, spaces,
-                          stanford_nli, text2text, wnli)
+from t2t.problems import (cola, glue, mrpc, multinli, program_search, qnli, quora_qpairs, rte,
+                          scitail, spaces, stanford_nli, style_transfer, text2text, wnli,
+                          wsj_parsing)
 
 TRAIN, EVAL, TEST = spaces.DatasetSplit.TRAIN, spaces.DatasetSplit.EVAL, spaces.DatasetSplit.TEST
 FIREBASE = "https://firebasestorage.googleapis.com/v0/b/mtl-sentence-representations.appspot.com/o/"
@@ -319,11 +320,12 @@ def test_t2t_registered_names_urls_and_vocabularies():
 
 
 def test_tensor2tensor_paths_serve_the_modules():
+    # (and those of the parsing, style transfer and program search problems)
     t2t_import_alias.uninstall()
     assert t2t_import_alias.install()
     try:
         for module in (multinli, mrpc, qnli, rte, cola, scitail, wnli, stanford_nli,
-                       quora_qpairs):
+                       quora_qpairs, program_search, style_transfer, wsj_parsing):
             name = "tensor2tensor.data_generators." + module.__name__.rsplit(".", 1)[1]
             assert importlib.import_module(name) is module
     finally:
