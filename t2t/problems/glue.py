@@ -22,6 +22,7 @@ import os
 import tensorflow as tf
 
 from t2t.core import download
+from t2t.core import errors
 from t2t.encoders import escaping
 from t2t.problems import spaces
 from t2t.problems import text2text
@@ -30,8 +31,9 @@ from t2t.problems import text2text
 def tsv_rows(filename, num_fields=None, skip_header=True, min_fields=None):
     """(line number, [fields]) of each line of `filename`, stripped, split at tabs.
 
-    A line of other than `num_fields` fields (or fewer than `min_fields`) raises ValueError
-    naming the file and line. The first line is a header unless `skip_header=False`.
+    A line of other than `num_fields` fields (or fewer than `min_fields`) raises a UserError
+    (a ValueError; t2t-datagen's one-line error, exit 2) naming the file and line. The first
+    line is a header unless `skip_header=False`.
     """
     with tf.io.gfile.GFile(filename, "rb") as lines:
         for index, line in enumerate(lines):
@@ -46,15 +48,15 @@ def tsv_rows(filename, num_fields=None, skip_header=True, min_fields=None):
 
 
 def bad_row(filename, lineno, fields, expected):
-    """The ValueError for a row of the wrong number of fields."""
-    return ValueError("%s line %d: %d tab-separated fields, %s: %r"
+    """The UserError for a row of the wrong number of fields."""
+    return errors.UserError("%s line %d: %d tab-separated fields, %s: %r"
                       % (filename, lineno, len(fields), expected, "\t".join(fields)[:80]))
 
 
 def int_label(filename, lineno, label, num_classes=2):
-    """`label`, a class id written as digits (`0`, `1`); another value raises ValueError."""
+    """`label`, a class id written as digits (`0`, `1`); another value raises UserError."""
     if label not in [str(i) for i in range(num_classes)]:
-        raise ValueError("%s line %d: label %r is not one of %s" % (
+        raise errors.UserError("%s line %d: label %r is not one of %s" % (
             filename, lineno, label, ", ".join(str(i) for i in range(num_classes))))
     return int(label)
 
@@ -100,10 +102,10 @@ class GlueClassProblem(text2text.Text2ClassProblem):
         return list(self.CLASS_LABELS)
 
     def label_id(self, filename, lineno, label):
-        """The id of class name `label`; an unknown one is a ValueError naming the line."""
+        """The id of class name `label`; an unknown one is a UserError naming the line."""
         labels = self.class_labels(data_dir=None)
         if label not in labels:
-            raise ValueError("%s line %d: label %r is not one of %s"
+            raise errors.UserError("%s line %d: label %r is not one of %s"
                              % (filename, lineno, label, ", ".join(labels)))
         return labels.index(label)
 
@@ -111,7 +113,7 @@ class GlueClassProblem(text2text.Text2ClassProblem):
         raise NotImplementedError("%s must define _corpus_url" % type(self).__name__)
 
     def _maybe_download_corpora(self, tmp_dir):
-        """The extracted `DATA_DIR` folder in tmp_dir (ZIP_NAME downloaded, extracted if missing)."""
+        """tmp_dir/DATA_DIR, ZIP_NAME downloaded and extracted if that folder is missing."""
         return download.maybe_download_and_extract(
             tmp_dir, self.ZIP_NAME, self._corpus_url(), os.path.join(tmp_dir, self.DATA_DIR))
 

@@ -37,7 +37,7 @@ def words_and_tags_from_wsj_tree(tree_string):
         -> ("John runs .", "S NP NNP /NP VP VBZ /VP . /S")
 
     A word token must close its part-of-speech bracket ("John)"); one that does not, or
-    that closes more brackets than are open, is a ValueError naming it.
+    that closes more brackets than are open, is a UserError (a ValueError) naming it.
     """
     open_labels, tags, words = [], [], []
     for token in tree_string.strip().split():
@@ -48,7 +48,7 @@ def words_and_tags_from_wsj_tree(tree_string):
         word = token.rstrip(")")
         closes = len(token) - len(word)
         if closes == 0 or closes > len(open_labels) or not word:
-            raise ValueError("wsj tree: token %r must be a word closing its tag, e.g. "
+            raise errors.UserError("wsj tree: token %r must be a word closing its tag, e.g. "
                              "'dog)', in %r" % (token, tree_string.strip()[:80]))
         open_labels.pop()  # the part-of-speech tag
         tags.extend("/" + open_labels.pop() for _ in range(closes - 1))

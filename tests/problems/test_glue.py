@@ -12,7 +12,7 @@ import pytest
 
 import corpus_testing
 
-from t2t.core import registry, t2t_import_alias
+from t2t.core import errors, registry, t2t_import_alias
 from t2t.encoders import text_encoder
 from t2t.layers.modality_type import ModalityType
 from t2t.problems import (cola, glue, mrpc, multinli, program_search, qnli, quora_qpairs, rte,
@@ -450,16 +450,50 @@ def test_multinli_text2text_names_premise_hypothesis_and_label(server, tmp_path,
 def test_bad_rows_name_the_file_and_line(tmp_path):
     path = tmp_path / "dev.tsv"
     path.write_text("index\tsentence1\tsentence2\tlabel\n0\ta\tb\tentailment\n1\ta\tb\n")
-    with pytest.raises(ValueError, match=r"dev.tsv line 3: 3 tab-separated fields, expected 4"):
+    with pytest.raises(errors.UserError,
+                       match=r"dev.tsv line 3: 3 tab-separated fields, expected 4"):
         list(registry.problem("rte").example_generator(str(path)))
     path.write_text("index\tsentence1\tsentence2\tlabel\n0\ta\tb\tentails\n")
-    with pytest.raises(ValueError, match=r"dev.tsv line 2: label 'entails' is not one of "
+    with pytest.raises(errors.UserError, match=r"dev.tsv line 2: label 'entails' is not one of "
                                          r"not_entailment, entailment"):
         list(registry.problem("question_nli").example_generator(str(path)))
     path.write_text("gj04\t2\t\tA sentence.\n")
-    with pytest.raises(ValueError, match=r"dev.tsv line 1: label '2' is not one of 0, 1"):
+    with pytest.raises(errors.UserError,
+                       match=r"dev.tsv line 1: label '2' is not one of 0, 1"):
         list(registry.problem("cola").example_generator(str(path)))
     path.write_text("\t".join(QQP_HEAD) + "\n1\t2\t3\tq1\tq2\t0\textra\n")
-    with pytest.raises(ValueError, match=r"dev.tsv line 2: 7 tab-separated fields, expected 6"):
+    with pytest.raises(errors.UserError,
+                       match=r"dev.tsv line 2: 7 tab-separated fields, expected 6"):
         list(registry.problem("quora_question_pairs").example_generator(str(path)))
     assert list(glue.tsv_rows(str(path), skip_header=False))[0][0] == 1
+
+
+def test_t2t_datagen_runs_a_preplaced_corpus_and_a_bad_row_is_one_line(tmp_path, capsys):
+    """t2t-datagen in this process, on an RTE folder placed in --tmp_dir."""
+    from absl import flags
+    from absl.testing import flagsaver
+    from t2t.bin import cli, t2t_datagen
+
+    def datagen(*args):
+        with flagsaver.flagsaver():
+            flags.FLAGS.unparse_flags()
+            with pytest.raises(SystemExit) as info:
+                cli.run_main(t2t_datagen.main, "t2t-datagen", argv=["t2t-datagen"] + list(args))
+        return info.value.code, capsys.readouterr().err
+
+    for member, text in RTE.items():
+        corpus_testing.write_file(tmp_path / "tmp" / member, text)
+    data_dir = tmp_path / "data"
+    code, err = datagen("--problem=rte_characters", "--data_dir=%s" % data_dir,
+                        "--tmp_dir=%s" % (tmp_path / "tmp"))
+    assert code in (None, 0), err
+    assert sorted(name for name in os.listdir(str(data_dir)) if not name.startswith(".")) == [
+        "rte_characters-dev-00000-of-00001", "rte_characters-train-00000-of-00001"]
+    corpus_testing.write_file(tmp_path / "bad" / "RTE" / "train.tsv",
+                              "index\tsentence1\tsentence2\tlabel\n0\tonly one sentence\n")
+    code, err = datagen("--problem=rte_characters", "--data_dir=%s" % (tmp_path / "data2"),
+                        "--tmp_dir=%s" % (tmp_path / "bad"))
+    assert code == 2 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == (
+        "t2t-datagen: error: %s line 2: 2 tab-separated fields, expected 4: "
+        "'0\\tonly one sentence'" % (tmp_path / "bad" / "RTE" / "train.tsv"))

@@ -40,7 +40,7 @@ def test_t2t_names_and_linearization():
     assert problem.max_samples_for_vocab == 1000
     for tree, pair in LINEARIZED.items():
         assert wsj_parsing.words_and_tags_from_wsj_tree(tree + "\n") == pair
-    with pytest.raises(ValueError, match=r"token 'dog' must be a word closing its tag"):
+    with pytest.raises(errors.UserError, match=r"token 'dog' must be a word closing its tag"):
         wsj_parsing.words_and_tags_from_wsj_tree("(TOP (NN dog")
 
 
