@@ -88,16 +88,8 @@ class SquadText2text(_SquadData, text2text.Text2TextProblem):
 
 
 @registry.register_problem
-class SquadText2textMulti64kPacked1k(SquadText2text):
+class SquadText2textMulti64kPacked1k(wiki_lm.Multi64kPacked1kMixin, SquadText2text):
     """Squad with multi-lingual vocabulary."""
-
-    @property
-    def packed_length(self):
-        return 1024
-
-    @property
-    def use_vocab_from_other_problem(self):
-        return wiki_lm.LanguagemodelDeEnFrRoWiki64k()
 
     @property
     def num_training_examples(self):

@@ -206,3 +206,16 @@ class LanguagemodelDeEnFrRoWiki64k(LanguagemodelEnWiki32k):
     @property
     def max_samples_for_vocab(self):
         return 256000  # Samples alternate between 4 languages: take more to cover each.
+
+
+class Multi64kPacked1kMixin:
+    """T2T's `*_text2text_multi64k_packed1k` problems: `languagemodel_de_en_fr_ro_wiki64k`'s
+    vocabulary and examples packed into 1024-long rows (`num_training_examples`: theirs)."""
+
+    @property
+    def packed_length(self):
+        return 1024
+
+    @property
+    def use_vocab_from_other_problem(self):
+        return LanguagemodelDeEnFrRoWiki64k()
