@@ -128,13 +128,15 @@ def comma_separated_string_to_integer_list(s):
 
 # --------------------------------------------------------------------------- dense and conv
 def dense(x, units, use_bias=True, activation=None, name=None, kernel_initializer=None,
-          bias_initializer=None, reuse=None, layer_collection=None, trainable=True):
+          bias_initializer=None, reuse=None, layer_collection=None, trainable=True,
+          kernel_transform=None):
     """Fully connected layer on the last axis of a tensor of any rank >= 2.
 
         dense(tf.zeros([2, 7, 1, 16]), 8, name="proj")   # [2, 7, 1, 8]; proj/kernel [16, 8]
 
     Variables are `<scope>/kernel` [depth, units] and `<scope>/bias` [units] (zeros), as
-    tf.layers.dense named them. With no `kernel_initializer` the scope's default is used.
+    tf.layers.dense named them. With no `kernel_initializer` the scope's default is used;
+    `kernel_transform` (kernel -> kernel) is applied to the kernel before the product.
     """
     _check_no_layer_collection(layer_collection, "dense")
     x = tf.convert_to_tensor(x)
@@ -148,6 +150,8 @@ def dense(x, units, use_bias=True, activation=None, name=None, kernel_initialize
         kernel = _v1.get_variable("kernel", [depth, units], dtype=variable_dtype(x),
                                   initializer=kernel_initializer, trainable=trainable)
         kernel = cast_like(kernel, x)
+        if kernel_transform is not None:
+            kernel = kernel_transform(kernel)
         if x.get_shape().ndims == 2:
             outputs = tf.matmul(x, kernel)
         else:
@@ -168,6 +172,23 @@ def dense(x, units, use_bias=True, activation=None, name=None, kernel_initialize
         if activation is not None:
             outputs = activation(outputs)
         return outputs
+
+
+def dense_dropconnect(inputs, output_size, dropconnect_dropout=0.0, name="dense_dropconnect",
+                      **kwargs):
+    """`dense` whose kernel entries are dropped at rate `dropconnect_dropout` (DropConnect,
+    Wan et al. 2013) each time it runs; 0 (T2T zeroes *dropout hparams outside training)
+    is a plain dense. Variables `<name>/kernel` and `<name>/bias`, as T2T's.
+
+        dense_dropconnect(x, 8, dropconnect_dropout=0.5)   # [..., 8]
+
+    T2T passed the dropout as a kernel *regularizer*, which added a dropped copy of the
+    kernel to the regularization losses and left the product undropped (t2t_differences).
+    """
+    if dropconnect_dropout:
+        kwargs["kernel_transform"] = lambda kernel: tf.nn.dropout(kernel,
+                                                                  rate=dropconnect_dropout)
+    return dense(inputs, output_size, use_bias=True, name=name, **kwargs)
 
 
 def tpu_conv1d(inputs, filters, kernel_size, padding="SAME", name="tpu_conv1d"):

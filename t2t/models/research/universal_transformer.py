@@ -164,7 +164,7 @@ def update_hparams_for_universal_transformer(hparams):
     # "add" or "concat" (then projected back) both timing signals.
     hparams.add_hparam("add_or_concat_timing_signal", "add")
     hparams.add_hparam("add_sru", False)
-    # "fc" (the Transformer's feed-forward block); T2T's "sepconv" is not in t2t.
+    # "fc" (the Transformer's feed-forward block) or "sepconv" (separable convolutions).
     hparams.add_hparam("transformer_ffn_type", "fc")
     # Highway and skip gates.
     hparams.add_hparam("transform_bias_init", -1.0)
@@ -426,3 +426,84 @@ def adaptive_universal_transformer_concat_tiny():
     """ACT tiny with the timing signals concatenated (and projected back to d)."""
     return _set(universal_transformer_tiny(), recurrence_type="act",
                 add_or_concat_timing_signal="concat")
+
+
+@registry.register_hparams
+def universal_transformer_small_dropconnect():
+    """universal_transformer_small whose gates are dense layers with DropConnect (0.5)."""
+    hparams = _set(universal_transformer_small(), gate_ffn_layer="dense_dropconnect")
+    hparams.add_hparam("dropconnect_dropout", 0.5)
+    return hparams
+
+
+@registry.register_hparams
+def adaptive_universal_transformer_multilayer_tpu():
+    """ACT on TPU: 2 layers in the recurrence, a Transformer layer before and after it,
+    separable-convolution feed-forward blocks."""
+    return _set(adaptive_universal_transformer_base_tpu(), num_inrecurrence_layers=2,
+                mix_with_transformer="before_ut,after_ut", num_mixedin_layers=1,
+                transformer_ffn_type="sepconv")
+
+
+@registry.register_hparams
+def adaptive_universal_transformer_multilayer_hard():
+    """The multilayer set with hard attention (top 8) and relative (v2) self-attention."""
+    return _set(adaptive_universal_transformer_multilayer_tpu(), batch_size=256,
+                hard_attention_k=8, add_step_timing_signal=True,
+                self_attention_type="dot_product_relative_v2", max_relative_position=256)
+
+
+@registry.register_hparams
+def adaptive_universal_transformer_sepconv_tiny():
+    """ACT tiny with separable-convolution feed-forward blocks."""
+    return _set(universal_transformer_tiny(), recurrence_type="act",
+                transformer_ffn_type="sepconv")
+
+
+@registry.register_hparams
+def adaptive_universal_transformer_with_sru_base():
+    """ACT base with an SRU over the positions before each step."""
+    return _set(universal_transformer_base(), recurrence_type="act", add_sru=True)
+
+
+@registry.register_hparams
+def universal_transformer_sepconv_big():
+    """universal_transformer_big with separable-convolution feed-forward blocks."""
+    return _set(universal_transformer_big(), transformer_ffn_type="sepconv")
+
+
+@registry.register_hparams
+def universal_transformer_sepconv_base():
+    """universal_transformer_base with separable-convolution feed-forward blocks."""
+    return _set(universal_transformer_base(), transformer_ffn_type="sepconv")
+
+
+@registry.register_hparams
+def universal_transformer_sepconv_tiny():
+    """universal_transformer_tiny with separable-convolution feed-forward blocks."""
+    return _set(universal_transformer_tiny(), transformer_ffn_type="sepconv")
+
+
+# ---------------------------------------------------------------------------- search ranges
+@registry.register_ranged_hparams
+def universal_transformer_base_range(rhp):
+    """T2T's range around universal_transformer_base (steps, sizes, heads, ffn type)."""
+    rhp.set_discrete("num_rec_steps", [6, 8, 10])
+    _shared_range(rhp)
+
+
+@registry.register_ranged_hparams
+def adaptive_universal_transformer_base_range(rhp):
+    """T2T's range around the ACT base (max steps, ponder loss weight, sizes, ffn type)."""
+    rhp.set_discrete("act_max_steps", [8, 16, 32])
+    rhp.set_float("act_loss_weight", 0.0, 0.5)
+    _shared_range(rhp)
+
+
+def _shared_range(rhp):
+    rhp.set_discrete("hidden_size", [1024, 2048, 4096])
+    rhp.set_discrete("filter_size", [2048, 4096, 8192])
+    rhp.set_discrete("num_heads", [8, 16, 32])
+    rhp.set_categorical("transformer_ffn_type", ["sepconv", "fc"])
+    rhp.set_float("learning_rate", 0.3, 3.0, scale=rhp.LOG_SCALE)
+    rhp.set_float("weight_decay", 0.0, 2.0)

@@ -28,6 +28,8 @@ import tensorflow as tf
 from t2t.layers import common_attention
 from t2t.layers import expert_utils
 from t2t.layers import common_layers
+from t2t.layers import conv_layers
+from t2t.layers import recurrent
 from t2t.layers import shape_utils
 from t2t.layers.attention_config import MultiheadAttentionConfig
 from t2t.models import transformer
@@ -182,13 +184,23 @@ def transformer_decoder_ffn_unit(x, hparams, nonpadding_mask=None):
 
 
 def _ffn_unit(x, hparams, conv_padding, nonpadding_mask, pad_remover):
-    if hparams.transformer_ffn_type != "fc":
-        raise ValueError("hparams.transformer_ffn_type %r is not supported by t2t; use 'fc'"
-                         % hparams.transformer_ffn_type)
+    """"fc": the Transformer's feed-forward block; "sepconv": separable convolutions of
+    widths 3 then 5 over the positions (left-padded in the decoder, so causal)."""
+    ffn_type = hparams.transformer_ffn_type
+    if ffn_type not in ("fc", "sepconv"):
+        raise ValueError("unknown hparams.transformer_ffn_type %r; use 'fc' or 'sepconv'"
+                         % ffn_type)
     with _v1.variable_scope("ffn"):
-        y = transformer.transformer_ffn_layer(
-            common_layers.layer_preprocess(x, hparams), hparams, pad_remover,
-            conv_padding=conv_padding, nonpadding_mask=nonpadding_mask)
+        x_in = common_layers.layer_preprocess(x, hparams)
+        if ffn_type == "fc":
+            y = transformer.transformer_ffn_layer(
+                x_in, hparams, pad_remover, conv_padding=conv_padding,
+                nonpadding_mask=nonpadding_mask)
+        else:
+            y = conv_layers.sepconv_relu_sepconv(
+                x_in, filter_size=hparams.filter_size, output_size=hparams.hidden_size,
+                first_kernel_size=(3, 1), second_kernel_size=(5, 1), padding=conv_padding,
+                nonpadding_mask=nonpadding_mask, dropout=hparams.relu_dropout)
         return common_layers.layer_postprocess(x, y, hparams)
 
 
@@ -458,9 +470,14 @@ def _ffn_layer_multi_inputs(inputs_list, hparams, output_size=None, ffn_layer_ty
         output = common_layers.dense_relu_dense(ffn_inputs, hparams.filter_size, units,
                                                 name=name, dropout=hparams.relu_dropout,
                                                 output_activation=activation)
+    elif ffn_layer_type == "dense_dropconnect":
+        output = common_layers.dense_dropconnect(
+            ffn_inputs, units, name=name, activation=activation,
+            dropconnect_dropout=hparams.get("dropconnect_dropout", 0.0))
+        postprocess = False  # as T2T: the dropped kernel is the unit's dropout
     else:
-        raise ValueError("unknown ffn_layer_type %r; use dense or dense_relu_dense "
-                         "(dense_dropconnect is not in t2t)" % ffn_layer_type)
+        raise ValueError("unknown ffn_layer_type %r; use dense, dense_relu_dense or "
+                         "dense_dropconnect" % ffn_layer_type)
     if pad_remover:
         output = tf.reshape(pad_remover.restore(tf.squeeze(output, axis=0)), original_shape)
     if postprocess:
@@ -503,8 +520,7 @@ def step_preprocess(x, step, hparams):
     if hparams.add_position_timing_signal and hparams.add_or_concat_timing_signal == "concat":
         x = common_layers.dense(x, depth, activation=None, use_bias=False)
     if hparams.add_sru:
-        raise ValueError("hparams.add_sru needs an SRU layer, which t2t does not have; set "
-                         "add_sru=False")
+        x = recurrent.sru(x)
     return x
 
 

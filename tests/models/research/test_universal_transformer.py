@@ -9,6 +9,7 @@ import tensorflow as tf
 from t2t.core import backend_choice
 from t2t.core import registry
 from t2t.datagen import datagen
+from t2t.layers import common_layers
 from t2t.layers.modality_type import ModalityType
 from t2t.model import model_hparams
 from t2t.models.research import universal_transformer
@@ -16,7 +17,7 @@ from t2t.models.research import universal_transformer_util as ut_util
 from t2t.training import run_config, trainer_lib
 from t2t.training.native import experiment as native_experiment
 
-from t2t_model_testing import PREDICT, TRAIN, batch_features, copy_examples, session
+from t2t_model_testing import EVAL, PREDICT, TRAIN, batch_features, copy_examples, session
 
 _v1 = tf.compat.v1
 UT_SETS = [name for name in registry.list_hparams() if "universal_transformer" in name]
@@ -59,8 +60,16 @@ def test_hparams_sets_have_t2t_values():
     for name in UT_SETS:
         hp = registry.hparams(name)
         assert hp.recurrence_type in ut_util.RECURRENCE_TYPES, name
-        assert hp.act_type in ut_util.ACT_TYPES and hp.transformer_ffn_type == "fc", name
-    assert len(UT_SETS) == 33
+        assert hp.act_type in ut_util.ACT_TYPES, name
+        assert hp.transformer_ffn_type in ("fc", "sepconv"), name
+    assert len(UT_SETS) == 41  # T2T's 43 but for universal_transformer_base_fp16 (and _tpu)
+    hard = registry.hparams("adaptive_universal_transformer_multilayer_hard")
+    assert (hard.num_inrecurrence_layers, hard.mix_with_transformer, hard.hard_attention_k,
+            hard.self_attention_type) == (2, "before_ut,after_ut", 8, "dot_product_relative_v2")
+    assert registry.hparams("universal_transformer_small_dropconnect").dropconnect_dropout == 0.5
+    assert registry.hparams("adaptive_universal_transformer_with_sru_base").add_sru is True
+    assert {"universal_transformer_base_range",
+            "adaptive_universal_transformer_base_range"} <= set(registry.list_ranged_hparams())
     help_text = registry.help_string()
     assert "adaptive_universal_transformer_tiny" in help_text
     assert "universal_transformer_encoder" in help_text
@@ -209,6 +218,79 @@ def test_models_build_with_t2t_names_and_the_ponder_loss():
             "rec_layer_0/self_attention/multihead_attention/q/kernel") in names
 
 
+def _build(hp, feats):
+    model = universal_transformer.UniversalTransformer(
+        hp, TRAIN, model_hparams.test_problem_hparams(4, 4))
+    logits, losses = model({k: tf.constant(v) for k, v in feats.items()})
+    return logits, losses, {v.op.name for v in _v1.global_variables()}
+
+
+def test_sepconv_sru_and_multilayer_sets_build_with_t2t_names():
+    feats = batch_features(copy_examples(np.random.RandomState(7), 2, 5))
+    prefix = "universal_transformer/body/%s/universal_transformer_%s/rec_layer_0/ffn/"
+    with tf.Graph().as_default():
+        _, _, names = _build(tiny("universal_transformer_sepconv_tiny"), feats)
+    for part in ("encoder", "decoder"):
+        for conv in ("conv1", "conv2"):
+            for kernel in ("depthwise_kernel", "pointwise_kernel"):
+                assert (prefix % (part, "basic") + "sepconv_relu_sepconv/%s_single/%s"
+                        % (conv, kernel)) in names
+    with tf.Graph().as_default():
+        logits, losses, names = _build(
+            tiny("adaptive_universal_transformer_with_sru_base", num_hidden_layers=1), feats)
+        assert any("/universal_transformer_act/sru" in n for n in names), sorted(names)
+        assert "act_loss" in losses
+    with tf.Graph().as_default():
+        logits, losses, names = _build(
+            tiny("adaptive_universal_transformer_multilayer_hard", max_relative_position=4,
+                 hard_attention_k=2), feats)
+        assert any("rec_layer_1/" in n for n in names)  # two layers in the recurrence
+        with session() as sess:
+            sess.run(_v1.global_variables_initializer())
+            assert np.isfinite(sess.run(losses["training"]))
+
+
+def test_sepconv_decoder_is_causal():
+    feats = batch_features(copy_examples(np.random.RandomState(8), 2, 5, min_len=5))
+    changed = {k: v.copy() for k, v in feats.items()}
+    changed["targets"][:, 4] = 5 - changed["targets"][:, 4]  # swap 2 <-> 3 at the last position
+    with tf.Graph().as_default():
+        _v1.set_random_seed(3)
+        model = universal_transformer.UniversalTransformer(
+            tiny("universal_transformer_sepconv_tiny"), EVAL,
+            model_hparams.test_problem_hparams(4, 4))
+        ph = {k: _v1.placeholder(tf.int32, [None, None, 1, 1]) for k in feats}
+        logits, _ = model(ph)
+        with session() as sess:
+            sess.run(_v1.global_variables_initializer())
+            before, after = (sess.run(logits, {ph[k]: f[k] for k in f}) for f in (feats, changed))
+    np.testing.assert_allclose(before[:, :5], after[:, :5], rtol=1e-5, atol=1e-5)
+    assert not np.allclose(before[:, 5:], after[:, 5:])  # the position after the change sees it
+
+
+def test_dropconnect_gates_drop_kernel_entries_in_training_only():
+    eye = np.eye(8, dtype=np.float32)
+    with tf.Graph().as_default():
+        _v1.set_random_seed(4)
+        dropped = common_layers.dense_dropconnect(tf.constant(eye), 8, dropconnect_dropout=0.5,
+                                                  name="gate")
+        with _v1.variable_scope("", reuse=True):
+            plain = common_layers.dense_dropconnect(tf.constant(eye), 8, name="gate")
+            kernel = _v1.get_variable("gate/kernel")
+        with session() as sess:
+            sess.run(_v1.global_variables_initializer())
+            dropped, plain, kernel = sess.run([dropped, plain, kernel])
+    np.testing.assert_allclose(plain, kernel)  # the identity's rows are the kernel (bias 0)
+    kept = dropped != 0
+    assert 0.25 < kept.mean() < 0.75
+    np.testing.assert_allclose(dropped[kept], 2 * kernel[kept], rtol=1e-6)
+    feats = batch_features(copy_examples(np.random.RandomState(9), 2, 4))
+    with tf.Graph().as_default():  # the skip gates' dense layers are dense_dropconnect
+        hp = tiny("universal_transformer_small_dropconnect", recurrence_type="skip")
+        _, _, names = _build(hp, feats)
+        assert any(n.endswith("universal_transformer_skip/transform/kernel") for n in names)
+
+
 def test_slow_greedy_and_beam_decoding():
     inputs = batch_features(copy_examples(np.random.RandomState(5), 3, 3))["inputs"]
     with tf.Graph().as_default():
@@ -232,8 +314,8 @@ def test_slow_greedy_and_beam_decoding():
 
 
 def test_unsupported_settings_fail_naming_the_fix():
-    with pytest.raises(ValueError, match="transformer_ffn_type 'sepconv' is not supported"):
-        ut_util.transformer_encoder_ffn_unit(None, tiny(transformer_ffn_type="sepconv"))
+    with pytest.raises(ValueError, match="transformer_ffn_type 'conv'; use 'fc' or 'sepconv'"):
+        ut_util.transformer_encoder_ffn_unit(None, tiny(transformer_ffn_type="conv"))
     with pytest.raises(ValueError, match="recurrence_type 'rnn'; use one of basic, highway"):
         ut_util.universal_transformer_layer(None, tiny(recurrence_type="rnn"), None, None)
     with pytest.raises(ValueError, match="act_type 'sometimes'; use one of basic, global"):
