@@ -34,17 +34,24 @@ def folder(tmp_path_factory):
     return copy_as_training_folder(trained, str(tmp_path_factory.mktemp("serve_cli") / "train"))
 
 
-def test_bad_flags_are_one_line(tmp_path):
+def test_bad_flags_are_one_line(tmp_path, capsys):
+    from absl import flags
+    from t2t.bin import t2t_serve
     for args, message in (
             ([], "give --model=PATH"),
             (["--model=m=" + str(tmp_path / "nowhere")], "no such file or folder"),
+            (["--model=" + str(tmp_path), "--model=" + str(tmp_path)], "two models named"),
+            (["--model=" + str(tmp_path), "--engine=tensorflw"], "--engine=tensorflw: use"),
             (["--model=" + str(tmp_path), "--api_keys=" + str(tmp_path / "keys.txt")],
              "cannot be read")):
-        process = serve(*args)
-        out, err = process.communicate(timeout=300)
-        assert process.returncode == 2, err
+        flags.FLAGS.unparse_flags()
+        with pytest.raises(SystemExit) as info:
+            t2t_serve.console_main(["t2t-serve"] + args)
+        err = capsys.readouterr().err
+        assert info.value.code == 2, err
         assert err.strip().splitlines() == [err.strip()] and message in err, err
         assert err.startswith("t2t-serve: error: ")
+    flags.FLAGS.unparse_flags()
 
 
 def wait_ready(url, process, timeout=300):
