@@ -120,6 +120,7 @@ def main():
     parser.add_argument("--max_batch_size", type=int, default=32)
     parser.add_argument("--max_wait_ms", type=float, default=5.0)
     parser.add_argument("--single_count", type=int, default=50)
+    parser.add_argument("--note", default="", help="what the model is (kept in the JSON)")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results",
                                                       "serving.json"))
     args = parser.parse_args()
@@ -164,7 +165,7 @@ def main():
         server.terminate()
         server.wait(120)
     direct = offline(args, sentences)
-    result = {"model": args.model, "engine": direct["engine"], "beam_size": args.beam_size,
+    result = {"model": args.model, "note": args.note, "engine": direct["engine"], "beam_size": args.beam_size,
               "max_batch_size": args.max_batch_size, "max_wait_ms": args.max_wait_ms,
               "threads": args.threads, "offline": direct, "served": levels,
               "machine": {"cpus": os.cpu_count(), "python": platform.python_version()}}

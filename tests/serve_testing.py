@@ -66,7 +66,8 @@ class GatedEngine:
         self.gate.set()
         self.fail = threading.Event()
         self.waiting = threading.Event()  # set while a batch waits at the gate
-        self.batches = []
+        self.batches = []  # the size of each batch decoded, and its settings
+        self.settings = []
 
     def decode(self, id_lists, settings):
         self.waiting.set()
@@ -75,6 +76,7 @@ class GatedEngine:
         if self.fail.is_set():
             raise RuntimeError("the engine died")
         self.batches.append(len(id_lists))
+        self.settings.append(settings)
         return self.engine.decode(id_lists, settings)
 
     def close(self):

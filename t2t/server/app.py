@@ -214,13 +214,19 @@ class Service:
         def count_ids(text):
             return len(model.inputs_encoder.encode(text))
 
-        layout = texts.Layout.of(inputs, count_ids, limit)
+        beams = model.default_settings.beam_size if beam_size is None else beam_size
+        if nbest > beams:
+            raise Failure(400, "nbest=%d: give 1 to the beam size (%d)" % (nbest, beams))
+        try:
+            layout = texts.Layout.of(inputs, count_ids, limit)
+            tokens = [count_ids(p) + 1 for p in layout.pieces]
+        except (ValueError, KeyError) as error:
+            raise Failure(400, "a text cannot be encoded: %s" % _one_line(error)) from None
         if not layout.pieces:
             return layout.join([], nbest)
         settings = (("beam_size", beam_size), ("alpha", alpha), ("nbest", nbest))
         loop = asyncio.get_running_loop()
-        job = batching.Job(layout.pieces, [count_ids(p) + 1 for p in layout.pieces],
-                           settings, loop, loop.create_future())
+        job = batching.Job(layout.pieces, tokens, settings, loop, loop.create_future())
         try:
             batcher.submit(job)
         except batching.QueueFull as error:
@@ -249,6 +255,8 @@ class Service:
             decoded = job.future.result()
         except batching.EngineUnavailable as error:
             raise Failure(503, str(error)) from None
+        except batching.BadInput as error:
+            raise Failure(400, str(error)) from None
         return layout.join(decoded, nbest)
 
 

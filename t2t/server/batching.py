@@ -16,6 +16,8 @@ import time
 
 from absl import logging
 
+from t2t.core import errors
+
 
 class QueueFull(Exception):
     """The queue holds `max_queue` texts: the request should come back later (429)."""
@@ -23,6 +25,10 @@ class QueueFull(Exception):
 
 class EngineUnavailable(Exception):
     """The model is still loading, or its engine failed (503)."""
+
+
+class BadInput(Exception):
+    """The engine refused a batch's input (a one-line UserError): 400, the engine stays up."""
 
 
 class Job:
@@ -230,6 +236,10 @@ class Batcher:
         try:
             decoded = self.model.decode([job.texts[index] for job, index in live],
                                         batch_size=len(live), **dict(settings))
+        except errors.UserError as error:  # bad input, not a broken engine
+            for job in {id(job): job for job, _ in live}.values():
+                _resolve(job, error=BadInput(str(error)))
+            return
         except Exception as error:  # the engine failed: fail its jobs, /ready goes 503
             logging.error("model %s: the engine failed: %s", self.name, error)
             self.error = "the engine failed: %s" % " ".join(str(error).split())

@@ -148,6 +148,38 @@ def test_concurrent_clients_get_their_own_results_in_batches(server, reference):
                   code="200") >= len(WORDS)
 
 
+def test_batches_by_settings_and_by_tokens(server, reference):
+    engine, batcher = server["engine"], server["service"].batchers[NAME]
+    seen = len(engine.batches)
+    engine.gate.clear()
+    try:
+        with concurrent.futures.ThreadPoolExecutor(7) as pool:
+            first = pool.submit(post, server, "/v1/translate", {"inputs": "ab"})
+            wait_for(engine.waiting.is_set, what="the first batch")
+            futures = [pool.submit(post, server, "/v1/translate", {"inputs": [w], **kw})
+                       for w in WORDS[:3] for kw in ({}, {"nbest": 2})]
+            wait_for(lambda: batcher.queued == 6, what="six queued texts")
+            engine.gate.set()
+            answers = [f.result().json()["outputs"] for f in futures]
+            first.result()
+    finally:
+        engine.gate.set()
+    # Two batches after the first: three texts decoded with one best, three with two.
+    assert engine.batches[seen:] == [1, 3, 3]
+    assert sorted(s.nbest for s in engine.settings[seen + 1:]) == [1, 2]
+    nbest = reference.decode(WORDS[:3], nbest=2)
+    assert answers == [x for w, hs in zip(reference.decode(WORDS[:3]), nbest)
+                       for x in ([w], [[h.text for h in hs]])]
+    # --max_batch_tokens: "ab" is 3 ids (EOS included), so 10 ids take 3 texts a batch.
+    seen = len(engine.batches)
+    batcher.max_batch_tokens = 10
+    try:
+        assert post(server, "/v1/translate", {"inputs": ["ab"] * 8}).status_code == 200
+    finally:
+        batcher.max_batch_tokens = 0
+    assert engine.batches[seen:] == [3, 3, 2]
+
+
 def test_timed_out_and_abandoned_requests_leave_the_queue(server):
     engine, service = server["engine"], server["service"]
     before = metrics_text(server)
@@ -191,9 +223,11 @@ def test_limits_bad_requests_and_unknown_models(server):
     assert latin1.status_code == 400 and "not UTF-8" in latin1.json()["error"]
     field = post(server, "/v1/translate", {"inputs": "ab", "beam_size": 0})
     assert field.status_code == 400 and field.json()["error"].startswith("beam_size")
+    too_many = post(server, "/v1/translate", {"inputs": "ab", "beam_size": 2, "nbest": 3})
+    assert too_many.status_code == 400 and "nbest=3" in too_many.json()["error"]
     unknown = post(server, "/v1/translate", {"inputs": "ab", "model": "low-upp"})
     assert unknown.status_code == 404 and "did you mean low-up" in unknown.json()["error"]
-    for answer in (many, long, bad, latin1, field, unknown):
+    for answer in (many, long, bad, latin1, field, too_many, unknown):
         assert "\n" not in answer.json()["error"]
     # A full queue answers 429 with Retry-After, and never queues beyond --max_queue.
     engine = server["engine"]
