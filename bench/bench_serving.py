@@ -12,7 +12,8 @@ with the same engine offline: `t2t.load(...).decode` of all the sentences in bat
 
     python bench/bench_serving.py --model=~/t2t_train/m30k --sentences=test_2016_flickr.en
     python bench/bench_serving.py --model=/tmp/tiny/train --clients=1,8 --requests=20 --out=
-    # writes bench/results/serving.json (--out) and prints the table
+    # adds its run to bench/results/serving.json (--out; one run per model and engine) and
+    # prints the table
 """
 import argparse
 import concurrent.futures
@@ -103,7 +104,9 @@ def load_level(httpx, url, sentences, clients, requests, beam_size):
             "tokens_per_second": delta("t2t_serve_tokens_out_total") / seconds,
             "p50_ms": 1000 * percentile(latencies, 50), "p95_ms": 1000 * percentile(latencies, 95),
             "p99_ms": 1000 * percentile(latencies, 99),
-            "mean_batch_size": delta("t2t_serve_batch_size_sum") / batches if batches else 0}
+            "mean_batch_size": delta("t2t_serve_batch_size_sum") / batches if batches else 0,
+            "mean_batch_engine_ms": 1000 * delta("t2t_serve_batch_seconds_sum") / batches
+            if batches else 0}
 
 
 def main():
@@ -172,17 +175,23 @@ def main():
     print("offline: %.1f sentences/s, %.0f tokens/s; one sentence p50 %.1f ms" % (
         direct["sentences_per_second"], direct["tokens_per_second"],
         direct["single_sentence_p50_ms"]))
-    print("clients  req/s  tokens/s  vs offline  p50 ms  p95 ms  p99 ms  batch  codes")
+    print("clients  req/s  tokens/s  vs offline  p50 ms  p95 ms  p99 ms  batch  engine ms  "
+          "codes")
     for level in levels:
-        print("%7d %6.1f %9.0f %10.0f%% %7.1f %7.1f %7.1f %6.1f  %s" % (
+        print("%7d %6.1f %9.0f %10.0f%% %7.1f %7.1f %7.1f %6.1f %10.1f  %s" % (
             level["clients"], level["requests_per_second"], level["tokens_per_second"],
             100 * level["requests_per_second"] / direct["sentences_per_second"],
             level["p50_ms"], level["p95_ms"], level["p99_ms"], level["mean_batch_size"],
-            level["codes"]))
-    if args.out:
+            level["mean_batch_engine_ms"], level["codes"]))
+    if args.out:  # {"runs": [...]}: this run replaces the one of the same model and engine
         from t2t.core import atomic_files
+        runs = []
+        if os.path.exists(args.out):
+            with open(args.out, encoding="utf-8") as handle:
+                runs = json.load(handle).get("runs", [])
+        runs = [r for r in runs if (r["model"], r["engine"]) != (args.model, result["engine"])]
         with atomic_files.atomic_write(args.out, "w") as handle:
-            json.dump(result, handle, indent=1)
+            json.dump({"runs": runs + [result]}, handle, indent=1)
             handle.write("\n")
 
 
