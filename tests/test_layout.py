@@ -42,6 +42,7 @@ LAYERS = [
     "seqio_training",  # t2t models on SeqIO: T2T problems as tasks, TaskProblem, predict/score
     "hub",         # TF Hub text SavedModels (preprocessor, encoder, embedding)
     "porting",     # t2t-port: T2T 1.x code to t2t (imports, TF 1.x calls, missing names)
+    "server",      # t2t-serve: models over HTTP, batching across requests, metrics
     "bin",         # the programs and their flags
     "utils",       # T2T's module paths, re-exporting from the packages above
 ]

@@ -29,7 +29,7 @@ def test_distribution_is_t2t_toolkit_and_the_installed_one_matches():
 
 
 def test_test_extra_holds_every_optional_extra():
-    for extra in ("hub", "tfds", "tune", "beam", "ctranslate2"):
+    for extra in ("hub", "tfds", "tune", "beam", "ctranslate2", "serve"):
         missing = set(EXTRAS[extra]) - set(EXTRAS["test"])
         assert not missing, "the test extra lacks %s's %s" % (extra, sorted(missing))
     # Tools for docs and releases stay out of the base requirements.

@@ -1,0 +1,269 @@
+"""Batching across requests: one queue and one engine thread per model.
+
+Requests hand their texts to the model's `Batcher` (`submit`) and await the `Job`'s future
+on the event loop; the model's thread takes texts from the queue into batches and decodes
+them with `TrainedModel.decode` (which sorts a batch by length), off the event loop. A batch
+closes when it holds `max_batch_size` texts or `max_batch_tokens` input ids, or
+`max_wait_ms` after its first text was queued, whichever comes first. Texts with different
+decode settings never share a batch: the batch takes the oldest job's settings and the
+texts queued with the same. A job larger than a batch is decoded over several batches; its
+results come back in its own order. A cancelled job (timed out, client gone) leaves the
+queue at once; its texts in a batch already decoding are dropped on return.
+"""
+import collections
+import threading
+import time
+
+from absl import logging
+
+from t2t.core import errors
+
+
+class QueueFull(Exception):
+    """The queue holds `max_queue` texts: the request should come back later (429)."""
+
+
+class EngineUnavailable(Exception):
+    """The model is still loading, or its engine failed (503)."""
+
+
+class BadInput(Exception):
+    """The engine refused a batch's input (a one-line UserError): 400, the engine stays up."""
+
+
+class Job:
+    """One request's texts for one model, with the settings they decode with.
+
+    `tokens[i]` is the number of input ids of `texts[i]` (for `max_batch_tokens`);
+    `settings` is a hashable tuple of `decode` keyword arguments. The future (of the event
+    loop `loop`) gets, in the texts' order, one list of `Hypothesis` per text.
+    """
+
+    def __init__(self, texts, tokens, settings, loop, future):
+        self.texts = list(texts)
+        self.tokens = list(tokens)
+        self.settings = tuple(settings)
+        self.loop = loop
+        self.future = future
+        self.next = 0  # index of the first text not yet taken into a batch
+        self.results = [None] * len(self.texts)
+        self.left = len(self.texts)
+        self.cancelled = False
+        self.queued_at = time.monotonic()
+
+
+def _resolve(job, result=None, error=None):
+    def set_it():
+        if not job.future.done():
+            if error is not None:
+                job.future.set_exception(error)
+            else:
+                job.future.set_result(result)
+    job.loop.call_soon_threadsafe(set_it)
+
+
+class Batcher:
+    """The queue and engine thread of one model.
+
+    Args:
+      name: the model's name (in the logs and metrics).
+      load: a function returning the `TrainedModel`; called in the engine thread, so the
+        engine lives in the thread that runs it.
+      max_batch_size, max_batch_tokens (0: no token bound), max_wait_ms: when a batch closes.
+      max_queue: at most this many texts wait (beyond it `submit` raises `QueueFull`).
+      metrics: a `t2t.server.metrics.Metrics` (or None).
+    """
+
+    def __init__(self, name, load, max_batch_size=32, max_batch_tokens=0, max_wait_ms=5.0,
+                 max_queue=1024, metrics=None):
+        self.name = name
+        self._load = load
+        self.max_batch_size = max(1, int(max_batch_size))
+        self.max_batch_tokens = int(max_batch_tokens or 0)
+        self.max_wait = max(0.0, float(max_wait_ms)) / 1000.0
+        self.max_queue = int(max_queue)
+        self.metrics = metrics
+        self.model = None
+        self.error = None  # why the engine is unavailable, once it failed
+        self._pending = collections.deque()
+        self._queued = 0  # texts waiting (not yet taken into a batch)
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._loaded = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="t2t-serve-" + name,
+                                        daemon=True)
+
+    # ------------------------------------------------------------------ state
+    def start(self):
+        self._thread.start()
+
+    @property
+    def ready(self):
+        return self.model is not None and self.error is None
+
+    @property
+    def queued(self):
+        """Texts waiting for a batch."""
+        return self._queued
+
+    def wait_loaded(self, timeout=None):
+        """True once the model loaded or failed to."""
+        return self._loaded.wait(timeout)
+
+    def stop(self, timeout=None):
+        """Decode what is queued, then end the engine thread and close the model."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        self._thread.join(timeout)
+
+    # ------------------------------------------------------------------ requests
+    def submit(self, job):
+        """Queue `job`; raises `QueueFull` or `EngineUnavailable`."""
+        with self._cond:
+            if self.error is not None:
+                raise EngineUnavailable("model %s failed: %s" % (self.name, self.error))
+            if self.model is None:
+                raise EngineUnavailable("model %s is still loading" % self.name)
+            if self._stopping:
+                raise EngineUnavailable("the server is stopping")
+            if self._queued + len(job.texts) > self.max_queue:
+                raise QueueFull("model %s has %d texts queued (--max_queue=%d)" % (
+                    self.name, self._queued, self.max_queue))
+            self._pending.append(job)
+            self._queued += len(job.texts)
+            self._gauge()
+            self._cond.notify_all()
+
+    def cancel(self, job, reason):
+        """Take `job` out of the queue (its texts still queued are never decoded)."""
+        with self._cond:
+            if job.cancelled:
+                return
+            job.cancelled = True
+            if job in self._pending:
+                self._pending.remove(job)
+                self._queued -= len(job.texts) - job.next
+                self._gauge()
+            self._cond.notify_all()
+        if self.metrics is not None:
+            self.metrics.dropped.labels(self.name, reason).inc()
+
+    def _gauge(self):
+        if self.metrics is not None:
+            self.metrics.queue_depth.labels(self.name).set(self._queued)
+
+    # ------------------------------------------------------------------ the engine thread
+    def _run(self):
+        try:
+            self.model = self._load()
+        except Exception as error:  # a model that cannot load: /ready says why
+            logging.error("model %s failed to load: %s", self.name, error)
+            self.error = "failed to load: %s" % " ".join(str(error).split())
+            self._loaded.set()
+            self._fail_pending()
+            return
+        self._loaded.set()
+        logging.info("model %s ready (%s engine)", self.name, self.model.engine_name)
+        while True:
+            batch = self._next_batch()
+            if batch is None:
+                break
+            self._decode(*batch)
+        self.model.close()
+
+    def _fill(self, settings):
+        """(texts, ids) a batch of `settings` would take now, within the bounds."""
+        count = tokens = 0
+        for job in self._pending:
+            if job.settings != settings:
+                continue
+            for index in range(job.next, len(job.texts)):
+                if count >= self.max_batch_size or (
+                        self.max_batch_tokens and count and
+                        tokens + job.tokens[index] > self.max_batch_tokens):
+                    return count, tokens, True
+                count += 1
+                tokens += job.tokens[index]
+        full = count >= self.max_batch_size or (
+            self.max_batch_tokens and tokens >= self.max_batch_tokens)
+        return count, tokens, full
+
+    def _next_batch(self):
+        """Wait for a batch to close; returns (settings, [(job, index)]) or None to stop."""
+        with self._cond:
+            while True:
+                while not self._pending and not self._stopping:
+                    self._cond.wait()
+                if not self._pending:
+                    return None
+                first = self._pending[0]
+                closes_at = first.queued_at + self.max_wait
+                while not self._stopping:
+                    _, _, full = self._fill(first.settings)
+                    left = closes_at - time.monotonic()
+                    if full or left <= 0:
+                        break
+                    self._cond.wait(left)
+                    if not self._pending or self._pending[0] is not first:
+                        break
+                if not self._pending or self._pending[0] is not first:
+                    continue  # the first job left the queue: start again
+                return first.settings, self._take(first.settings)
+
+    def _take(self, settings):
+        count, _, _ = self._fill(settings)
+        taken = []
+        for job in list(self._pending):
+            if job.settings != settings:
+                continue
+            while job.next < len(job.texts) and len(taken) < count:
+                taken.append((job, job.next))
+                job.next += 1
+            if job.next == len(job.texts):
+                self._pending.remove(job)
+            if len(taken) == count:
+                break
+        self._queued -= len(taken)
+        self._gauge()
+        return taken
+
+    def _decode(self, settings, taken):
+        live = [(job, index) for job, index in taken if not job.cancelled]
+        if not live:
+            return
+        started = time.monotonic()
+        try:
+            decoded = self.model.decode([job.texts[index] for job, index in live],
+                                        batch_size=len(live), **dict(settings))
+        except errors.UserError as error:  # bad input, not a broken engine
+            for job in {id(job): job for job, _ in live}.values():
+                _resolve(job, error=BadInput(str(error)))
+            return
+        except Exception as error:  # the engine failed: fail its jobs, /ready goes 503
+            logging.error("model %s: the engine failed: %s", self.name, error)
+            self.error = "the engine failed: %s" % " ".join(str(error).split())
+            failure = EngineUnavailable("model %s failed: %s" % (self.name, self.error))
+            for job in {id(job): job for job, _ in live}.values():
+                _resolve(job, error=failure)
+            self._fail_pending()
+            return
+        if self.metrics is not None:
+            self.metrics.batch(self.name, len(live), time.monotonic() - started,
+                               sum(job.tokens[index] for job, index in live),
+                               sum(len(self.model.targets_encoder.encode(h[0].text)) + 1
+                                   for h in decoded))
+        for (job, index), hypotheses in zip(live, decoded):
+            job.results[index] = hypotheses
+            job.left -= 1
+            if job.left == 0 and not job.cancelled:
+                _resolve(job, result=job.results)
+
+    def _fail_pending(self):
+        with self._cond:
+            failure = EngineUnavailable("model %s failed: %s" % (self.name, self.error))
+            for job in self._pending:
+                _resolve(job, error=failure)
+            self._pending.clear()
+            self._queued = 0
+            self._gauge()

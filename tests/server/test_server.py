@@ -1,0 +1,326 @@
+"""t2t-serve on the TensorFlow engine: a real server on 127.0.0.1 (uvicorn in a thread) with the
+tiny trained model, its answers against t2t.load(...).decode, batching, queues, limits, keys.
+
+One server for the module; its engine is wrapped (serve_testing.GatedEngine) so a test can
+hold batches to fill the queue, or make the engine fail (the last test).
+"""
+import concurrent.futures
+import os
+import shutil
+import subprocess
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+pytest.importorskip("prometheus_client")
+httpx = pytest.importorskip("httpx")
+
+import t2t  # noqa: E402
+from t2t.server import ServerConfig, access  # noqa: E402
+
+from decoding_testing import copy_as_training_folder, trained_model  # noqa: E402
+from serve_testing import (GatedEngine, metric, running_server, wait_for,  # noqa: E402
+                           wait_ready)
+
+WORDS = ["ab", "dcbad", "c", "bbb", "cabd", "dada", "a", "ddcb", "bcd", "dab", "cc", "abcd"]
+NAME = "low-up"  # a SRC-TGT name: LibreTranslate's source=low&target=up
+CONFIG = dict(max_batch_size=8, max_wait_ms=20, max_queue=40, max_texts=32, max_chars=400,
+              request_timeout=60)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    trained = trained_model(tmp_path_factory)
+    return copy_as_training_folder(trained, str(tmp_path_factory.mktemp("serve") / "train"))
+
+
+@pytest.fixture(scope="module")
+def reference(folder):
+    with t2t.load(folder) as model:
+        yield model
+
+
+@pytest.fixture(scope="module")
+def server(folder):
+    engines = []
+
+    def load():
+        model = t2t.load(folder)
+        model.decode(["ab"])  # build the graphs the tests use before serving
+        model.decode(["ab"], nbest=2)
+        model.engine = GatedEngine(model.engine)
+        engines.append(model.engine)
+        return model
+
+    with running_server({NAME: load}, ServerConfig(**CONFIG)) as (url, service):
+        wait_ready(url)
+        yield {"url": url, "service": service, "engine": engines[0]}
+
+
+def post(server, path, json=None, **kw):
+    return httpx.post(server["url"] + path, json=json, timeout=60, **kw)
+
+
+def metrics_text(server):
+    return httpx.get(server["url"] + "/metrics").text
+
+
+def test_translations_are_t2t_loads_decodes(server, reference):
+    answer = post(server, "/v1/translate", {"inputs": WORDS})
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {"model": NAME, "outputs": reference.decode(WORDS)}
+    one = post(server, "/v1/translate", {"inputs": "dcba", "model": NAME}).json()
+    assert one["outputs"] == reference.decode("dcba")
+    nbest = post(server, "/v1/translate", {"inputs": WORDS[:4], "nbest": 2,
+                                           "return_scores": True}).json()
+    expected = reference.decode(WORDS[:4], nbest=2)
+    assert nbest["outputs"] == [[h.text for h in hs] for hs in expected]
+    assert nbest["scores"] == [[pytest.approx(h.score, abs=1e-4) for h in hs]
+                               for hs in expected]
+
+
+def test_lines_whitespace_and_long_lines(server, reference):
+    text = "  ab \n\n\tdcba\r\n \nc"
+    out = post(server, "/v1/translate", {"inputs": [text, "", "  "]}).json()["outputs"]
+    ab, dcba, c = reference.decode(["ab", "dcba", "c"])
+    assert out == ["  %s \n\n\t%s\r\n \n%s" % (ab, dcba, c), "", "  "]
+    # Lines over the input limit are split into sentences and joined back.
+    server["service"].config.max_input_tokens = 4
+    try:
+        out = post(server, "/v1/translate", {"inputs": "ab. dcbad!  cc"}).json()["outputs"]
+    finally:
+        server["service"].config.max_input_tokens = 0
+    assert out == "%s %s  %s" % tuple(reference.decode(["ab.", "dcbad!", "cc"]))
+
+
+def test_libretranslate_api(server, reference):
+    answer = post(server, "/translate", {"q": WORDS[:3], "source": "low", "target": "up"})
+    assert answer.json() == {"translatedText": reference.decode(WORDS[:3])}
+    form = httpx.post(server["url"] + "/translate", data={"q": "dcba", "source": "low",
+                                                          "target": "up", "format": "text"})
+    assert form.json() == {"translatedText": reference.decode("dcba")}
+    alt = post(server, "/translate", {"q": "ab", "source": "auto", "target": "up",
+                                      "alternatives": 1}).json()
+    best, other = reference.decode(["ab"], nbest=2)[0]
+    assert alt == {"translatedText": best.text, "alternatives": [other.text],
+                   "detectedLanguage": {"language": "low", "confidence": 100}}
+    assert httpx.get(server["url"] + "/languages").json() == [
+        {"code": "low", "name": "low", "targets": ["up"]}]
+    wrong = post(server, "/translate", {"q": "ab", "source": "en", "target": "de"})
+    assert wrong.status_code == 400 and "no model translates en to de" in wrong.json()["error"]
+    html = post(server, "/translate", {"q": "ab", "source": "low", "target": "up",
+                                       "format": "html"})
+    assert html.status_code == 400 and "format=html" in html.json()["error"]
+
+
+def test_concurrent_clients_get_their_own_results_in_batches(server, reference):
+    engine, before = server["engine"], metrics_text(server)
+    seen = len(engine.batches)
+    expected = dict(zip(WORDS, reference.decode(WORDS)))
+    engine.gate.clear()  # hold the first batch so the others queue up behind it
+    try:
+        with concurrent.futures.ThreadPoolExecutor(len(WORDS)) as pool:
+            futures = {word: pool.submit(post, server, "/v1/translate",
+                                         {"inputs": [word, word + "a"]}) for word in WORDS}
+            wait_for(lambda: metric(metrics_text(server), "t2t_serve_queue_depth",
+                                    model=NAME) >= 2 * len(WORDS) - 8, what="a full queue")
+            engine.gate.set()
+            answers = {word: future.result() for word, future in futures.items()}
+    finally:
+        engine.gate.set()
+    expected_a = dict(zip(WORDS, reference.decode([w + "a" for w in WORDS])))
+    for word, answer in answers.items():
+        assert answer.json()["outputs"] == [expected[word], expected_a[word]]
+    after = metrics_text(server)
+    batches = (metric(after, "t2t_serve_batch_size_count", model=NAME) -
+               metric(before, "t2t_serve_batch_size_count", model=NAME))
+    texts = (metric(after, "t2t_serve_batch_size_sum", model=NAME) -
+             metric(before, "t2t_serve_batch_size_sum", model=NAME))
+    assert texts == 2 * len(WORDS)
+    # 24 texts from 12 requests: the first batch closes after --max_wait_ms, the queued
+    # rest in batches of --max_batch_size.
+    assert batches == len(engine.batches) - seen <= 4
+    assert sum(engine.batches[seen:]) == 2 * len(WORDS) and max(engine.batches[seen:]) == 8
+    assert metric(after, "t2t_serve_tokens_in_total", model=NAME) > 0
+    assert metric(after, "t2t_serve_tokens_out_total", model=NAME) > 0
+    assert metric(after, "t2t_serve_requests_total", endpoint="/v1/translate",
+                  code="200") >= len(WORDS)
+
+
+def test_batches_by_settings_and_by_tokens(server, reference):
+    engine, batcher = server["engine"], server["service"].batchers[NAME]
+    seen = len(engine.batches)
+    engine.gate.clear()
+    try:
+        with concurrent.futures.ThreadPoolExecutor(7) as pool:
+            first = pool.submit(post, server, "/v1/translate", {"inputs": "ab"})
+            wait_for(engine.waiting.is_set, what="the first batch")
+            futures = [pool.submit(post, server, "/v1/translate", {"inputs": [w], **kw})
+                       for w in WORDS[:3] for kw in ({}, {"nbest": 2})]
+            wait_for(lambda: batcher.queued == 6, what="six queued texts")
+            engine.gate.set()
+            answers = [f.result().json()["outputs"] for f in futures]
+            first.result()
+    finally:
+        engine.gate.set()
+    # Two batches after the first: three texts decoded with one best, three with two.
+    assert engine.batches[seen:] == [1, 3, 3]
+    assert sorted(s.nbest for s in engine.settings[seen + 1:]) == [1, 2]
+    nbest = reference.decode(WORDS[:3], nbest=2)
+    assert answers == [x for w, hs in zip(reference.decode(WORDS[:3]), nbest)
+                       for x in ([w], [[h.text for h in hs]])]
+    # --max_batch_tokens: "ab" is 3 ids (EOS included), so 10 ids take 3 texts a batch.
+    seen = len(engine.batches)
+    batcher.max_batch_tokens = 10
+    try:
+        assert post(server, "/v1/translate", {"inputs": ["ab"] * 8}).status_code == 200
+    finally:
+        batcher.max_batch_tokens = 0
+    assert engine.batches[seen:] == [3, 3, 2]
+
+
+def test_timed_out_and_abandoned_requests_leave_the_queue(server):
+    engine, service = server["engine"], server["service"]
+    before = metrics_text(server)
+    engine.gate.clear()
+    service.config.request_timeout = 0.5
+    try:
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(lambda w: post(server, "/v1/translate", {"inputs": w}),
+                                    ["ab", "cd"]))
+        assert [a.status_code for a in answers] == [504, 504]
+        assert "--request_timeout=0.5" in answers[0].json()["error"]
+        service.config.request_timeout = 60
+        # Clients that go away (their own timeout) leave the queue too.
+        for word in ["abc", "bcd"]:
+            with pytest.raises(httpx.ReadTimeout):
+                httpx.post(server["url"] + "/v1/translate", json={"inputs": word}, timeout=0.3)
+        wait_for(lambda: metric(metrics_text(server), "t2t_serve_dropped_total", model=NAME,
+                                reason="client_gone") -
+                 metric(before, "t2t_serve_dropped_total", model=NAME, reason="client_gone")
+                 == 2, what="the abandoned requests to leave")
+        after = metrics_text(server)
+        assert metric(after, "t2t_serve_queue_depth", model=NAME) == 0
+        assert metric(after, "t2t_serve_dropped_total", model=NAME, reason="timeout") - \
+            metric(before, "t2t_serve_dropped_total", model=NAME, reason="timeout") == 2
+    finally:
+        service.config.request_timeout = 60
+        engine.gate.set()
+    assert post(server, "/v1/translate", {"inputs": "ab"}).status_code == 200
+
+
+def test_limits_bad_requests_and_unknown_models(server):
+    url = server["url"] + "/v1/translate"
+    many = post(server, "/v1/translate", {"inputs": ["a"] * 33})
+    assert many.status_code == 413 and "--max_texts=32" in many.json()["error"]
+    long = post(server, "/v1/translate", {"inputs": "a" * 401})
+    assert long.status_code == 413 and "--max_chars=400" in long.json()["error"]
+    bad = httpx.post(url, content=b'{"inputs": ["ab"', headers={"content-type":
+                                                                 "application/json"})
+    assert bad.status_code == 400 and bad.json()["error"].startswith("malformed JSON")
+    latin1 = httpx.post(url, content='{"inputs": "caf\u00e9"}'.encode("latin-1"))
+    assert latin1.status_code == 400 and "not UTF-8" in latin1.json()["error"]
+    field = post(server, "/v1/translate", {"inputs": "ab", "beam_size": 0})
+    assert field.status_code == 400 and field.json()["error"].startswith("beam_size")
+    too_many = post(server, "/v1/translate", {"inputs": "ab", "beam_size": 2, "nbest": 3})
+    assert too_many.status_code == 400 and "nbest=3" in too_many.json()["error"]
+    unknown = post(server, "/v1/translate", {"inputs": "ab", "model": "low-upp"})
+    assert unknown.status_code == 404 and "did you mean low-up" in unknown.json()["error"]
+    for answer in (many, long, bad, latin1, field, too_many, unknown):
+        assert "\n" not in answer.json()["error"]
+    # A full queue answers 429 with Retry-After, and never queues beyond --max_queue.
+    engine = server["engine"]
+    engine.gate.clear()
+    try:
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            first = pool.submit(post, server, "/v1/translate", {"inputs": ["ab"] * 30})
+            wait_for(engine.waiting.is_set, what="the first batch")
+            full = post(server, "/v1/translate", {"inputs": ["ab"] * 30})
+            engine.gate.set()
+            assert first.result().status_code == 200
+    finally:
+        engine.gate.set()
+    assert full.status_code == 429 and full.headers["retry-after"] == "1"
+    assert "--max_queue=40" in full.json()["error"]
+
+
+def test_api_keys_and_rate(server):
+    service = server["service"]
+    service.access = access.Access({"k1", "k2"}, rate=2)
+    try:
+        assert post(server, "/v1/translate", {"inputs": "ab"}).status_code == 401
+        assert post(server, "/v1/translate", {"inputs": "ab"},
+                    headers={"x-api-key": "k3"}).status_code == 403
+        good = [post(server, "/v1/translate", {"inputs": "ab"},
+                     headers={"authorization": "Bearer k1"}) for _ in range(2)]
+        assert [g.status_code for g in good] == [200, 200]
+        over = post(server, "/v1/translate", {"inputs": "ab"}, headers={"x-api-key": "k1"})
+        assert over.status_code == 429 and int(over.headers["retry-after"]) >= 1
+        libre = post(server, "/translate", {"q": "ab", "source": "low", "target": "up",
+                                            "api_key": "k2"})
+        assert libre.status_code == 200
+    finally:
+        service.access = access.Access()
+
+
+def test_models_health_openapi_and_page(server):
+    models = httpx.get(server["url"] + "/v1/models").json()["models"]
+    assert [(m["name"], m["ready"], m["engine"]) for m in models] == [
+        (NAME, True, "tensorflow")]
+    assert httpx.get(server["url"] + "/health").json() == {"status": "ok"}
+    schema = httpx.get(server["url"] + "/openapi.json").json()
+    assert set(schema["paths"]) == {"/v1/translate", "/translate", "/languages", "/v1/models",
+                                    "/health", "/ready", "/metrics", "/"}
+    body = schema["paths"]["/v1/translate"]["post"]["requestBody"]["content"]
+    assert "inputs" in body["application/json"]["schema"]["properties"]
+    assert "413" in schema["paths"]["/v1/translate"]["post"]["responses"]
+    assert "application/x-www-form-urlencoded" in \
+        schema["paths"]["/translate"]["post"]["requestBody"]["content"]
+    assert "/v1/translate" in httpx.get(server["url"] + "/").text
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install "
+                    "chromium); the page's browser test needs it")
+def test_the_page_translates_in_headless_chromium(server, reference):
+    # The page's own script reads ?q=, lists the models, POSTs /v1/translate and writes the
+    # translation into the page; --dump-dom prints the page after its script ran.
+    dom = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--user-data-dir=" + os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                                           "t2t-serve-chromium-%d" % os.getpid()),
+         "--virtual-time-budget=5000", "--dump-dom", server["url"] + "/?q=dcba"],
+        capture_output=True, text=True, timeout=120).stdout
+    assert '<pre id="output">%s</pre>' % reference.decode("dcba") in dom, dom[-2000:]
+    assert '<option value="%s">' % NAME in dom
+
+
+def test_ready_is_503_while_loading_and_when_an_engine_fails(server):
+    # Last in the module: the engine fails for good.
+    import threading
+    release = threading.Event()
+
+    def slow_then_broken():
+        release.wait(60)
+        raise OSError("no model.bin in /nowhere")
+
+    with running_server({"broken": slow_then_broken}) as (url, _):
+        loading = httpx.get(url + "/ready")
+        assert loading.status_code == 503 and loading.json()["models"] == {
+            "broken": "loading"}
+        assert post({"url": url}, "/v1/translate", {"inputs": "ab"}).status_code == 503
+        release.set()
+        wait_for(lambda: "failed" in httpx.get(url + "/ready").text, what="the failure")
+        assert httpx.get(url + "/ready").status_code == 503
+        assert httpx.get(url + "/health").status_code == 200
+
+    server["engine"].fail.set()
+    failed = post(server, "/v1/translate", {"inputs": "ab"})
+    assert failed.status_code == 503 and "the engine died" in failed.json()["error"]
+    ready = httpx.get(server["url"] + "/ready")
+    assert ready.status_code == 503
+    assert "the engine died" in ready.json()["models"][NAME]
+    assert post(server, "/v1/translate", {"inputs": "ab"}).status_code == 503
