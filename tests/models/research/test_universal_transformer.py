@@ -62,7 +62,7 @@ def test_hparams_sets_have_t2t_values():
         assert hp.recurrence_type in ut_util.RECURRENCE_TYPES, name
         assert hp.act_type in ut_util.ACT_TYPES, name
         assert hp.transformer_ffn_type in ("fc", "sepconv"), name
-    assert len(UT_SETS) == 41  # T2T's 43 but for universal_transformer_base_fp16 (and _tpu)
+    assert len(UT_SETS) == 41  # T2T's 42 sets so named, but universal_transformer_base_fp16
     hard = registry.hparams("adaptive_universal_transformer_multilayer_hard")
     assert (hard.num_inrecurrence_layers, hard.mix_with_transformer, hard.hard_attention_k,
             hard.self_attention_type) == (2, "before_ut,after_ut", 8, "dot_product_relative_v2")
