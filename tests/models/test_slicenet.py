@@ -80,22 +80,26 @@ def test_variables_have_t2ts_names():
     assert not any("/decoder/layer_2/" in n for n in names)
 
 
-def test_decoder_is_causal():
-    rng = np.random.RandomState(1)
-    feats = batch_features(copy_examples(rng, 2, 5, min_len=5))
-    changed = {k: v.copy() for k, v in feats.items()}
-    changed["targets"][:, 4] = 3 - changed["targets"][:, 4] + 2  # swap 2 <-> 3 at the end
+def logits_of(feeds, seed):
+    """The logits of one model (random weights, seed `seed`) for each feed dict."""
     with tf.Graph().as_default():
-        tf.compat.v1.set_random_seed(2)
+        tf.compat.v1.set_random_seed(seed)
         model = registry.model("slice_net")(tiny_hparams(num_hidden_layers=1), TRAIN,
                                             model_hparams.test_problem_hparams(4, 4))
-        ph = {k: tf.compat.v1.placeholder(tf.int32, [None, None, 1, 1]) for k in feats}
+        ph = {k: tf.compat.v1.placeholder(tf.int32, [None, None, 1, 1]) for k in feeds[0]}
         logits, _ = model(ph)
         with session() as sess:
             sess.run(tf.compat.v1.global_variables_initializer())
-            before, after = (sess.run(logits, {ph[k]: f[k] for k in f})
-                             for f in (feats, changed))
+            return [sess.run(logits, {ph[k]: f[k] for k in f}) for f in feeds]
+
+
+def test_decoder_is_causal():
+    feats = batch_features(copy_examples(np.random.RandomState(1), 2, 5, min_len=5))
+    changed = {k: v.copy() for k, v in feats.items()}
+    changed["targets"][:, 4] = 5 - changed["targets"][:, 4]  # swap 2 <-> 3 at the end
+    before, after = logits_of([feats, changed], seed=2)
     np.testing.assert_allclose(before[:, :5], after[:, :5], rtol=1e-5, atol=1e-5)
+    assert not np.allclose(before[:, 5:], after[:, 5:])  # the next position sees the change
 
 
 def test_padding_the_inputs_changes_nothing():
@@ -103,15 +107,7 @@ def test_padding_the_inputs_changes_nothing():
     examples = copy_examples(np.random.RandomState(5), 2, 4, min_len=2)
     feats = batch_features(examples)
     padded = batch_features(examples, inputs_length=feats["inputs"].shape[1] + 3)
-    with tf.Graph().as_default():
-        tf.compat.v1.set_random_seed(3)
-        model = registry.model("slice_net")(tiny_hparams(num_hidden_layers=1), TRAIN,
-                                            model_hparams.test_problem_hparams(4, 4))
-        ph = {k: tf.compat.v1.placeholder(tf.int32, [None, None, 1, 1]) for k in feats}
-        logits, _ = model(ph)
-        with session() as sess:
-            sess.run(tf.compat.v1.global_variables_initializer())
-            short, long = (sess.run(logits, {ph[k]: f[k] for k in f}) for f in (feats, padded))
+    short, long = logits_of([feats, padded], seed=3)
     np.testing.assert_allclose(short, long, rtol=1e-4, atol=1e-5)
 
 
