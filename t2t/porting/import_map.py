@@ -12,12 +12,18 @@ A dotted name is ported by its longest matching prefix:
 T2T_ROOT = "tensor2tensor"
 T2T_NEW_ROOT = "t2t"
 
-# (T2T prefix, t2t prefix), as tuples of components; the longest match wins. Any other
-# `tensor2tensor.X` becomes `t2t.X` (the name check then says whether t2t has it).
+# (T2T prefix, t2t prefix), as tuples of components, longer prefixes first: the longest
+# match wins. Any other `tensor2tensor.X` becomes `t2t.X` (the name check then says
+# whether t2t has it).
 RULES = tuple((tuple(old.split(".")), tuple(new.split("."))) for old, new in (
     ("tensor2tensor.data_generators", "t2t.problems"),
     ("tensor2tensor.utils", "t2t.utils"),
     ("tensor2tensor.layers", "t2t.layers"),
+    # T2T's paths before the Universal Transformer moved to research/ (still in user code).
+    ("tensor2tensor.models.universal_transformer",
+     "t2t.models.research.universal_transformer"),
+    ("tensor2tensor.models.universal_transformer_util",
+     "t2t.models.research.universal_transformer_util"),
     ("tensor2tensor.models", "t2t.models"),
     ("tensor2tensor.bin", "t2t.bin"),
     ("tensor2tensor.serving", "t2t.serving"),
