@@ -1,8 +1,9 @@
 """t2t's rules for the TensorFlow 1.x calls of T2T-era code that TensorFlow 2 lacks.
 
 No TensorFlow import: the rules read the code's `import tensorflow as tf` and rewrite
-`tf.flags` / `tf.app.flags` (absl's flags, what T2T's were), `tf.logging.*`, `tf.app.*`
-and `tf.gfile.*` to the names TensorFlow 2.15 and 2.21 both have:
+`tf.flags` / `tf.app.flags` (absl's flags, what T2T's were), `tf.logging.*`, `tf.app.*`,
+`tf.gfile.*` and the top-level names of `COMPAT_V1_NAMES` (`tf.VarLenFeature`,
+`tf.variable_scope`, `tf.to_float`, ...) to the names TensorFlow 2.15 and 2.21 both have:
 
     >>> port_tf1_text("import tensorflow as tf\\ntf.logging.info(tf.gfile.Exists('a'))\\n")[0]
     "import tensorflow as tf\\ntf.compat.v1.logging.info(tf.io.gfile.exists('a'))\\n"
@@ -25,6 +26,16 @@ GFILE_RENAMES = {
 }
 # tf.X -> tf.compat.v1.X for these modules (the names under them are unchanged).
 COMPAT_V1_MODULES = ("logging", "app")
+# TF 1.x names of the top level that TensorFlow 2 lacks -> tf.compat.v1.X (TF 1's behaviour
+# and arguments: T2T-era problems' example_reading_spec, graph-mode model code).
+COMPAT_V1_NAMES = (
+    "AUTO_REUSE", "FixedLenFeature", "FixedLenSequenceFeature", "GraphKeys", "Session",
+    "SparseFeature", "VarLenFeature", "decode_raw", "get_collection", "get_variable",
+    "get_variable_scope", "global_variables_initializer", "layers", "log", "parse_example",
+    "parse_single_example", "placeholder", "py_func", "random_normal", "random_uniform",
+    "sparse_tensor_to_dense", "to_float", "to_int32", "to_int64", "trainable_variables",
+    "truncated_normal", "variable_scope",
+)
 FLAGS_MODULES = (("flags",), ("app", "flags"))
 
 
@@ -54,7 +65,7 @@ def _new_name(rest, flags_only):
         if rest[:len(module)] == module:
             return ["compat", "v1", "flags"], len(module)
     if not flags_only:
-        if rest[:1] and rest[0] in COMPAT_V1_MODULES:
+        if rest[:1] and (rest[0] in COMPAT_V1_MODULES or rest[0] in COMPAT_V1_NAMES):
             return ["compat", "v1", rest[0]], 1
         if rest[:1] == ("gfile",) and len(rest) > 1 and rest[1] in GFILE_RENAMES:
             return ["io", "gfile", GFILE_RENAMES[rest[1]]], 2

@@ -21,6 +21,7 @@ tf.logging.info("registering")
 HERE_EXISTS = tf.gfile.Exists(__file__)
 RUN = tf.app.run
 APP_FLAGS = tf.app.flags
+SPEC = {{"targets": tf.VarLenFeature(tf.int64)}}  # a problem's example_reading_spec
 
 
 def fails():
@@ -43,14 +44,15 @@ def test_tf1_calls_import_unchanged_with_their_lines(tmp_path, cleanup, caplog):
     assert module.HERE_EXISTS is True
     import tensorflow as tf
     assert module.RUN is tf.compat.v1.app.run
+    assert module.SPEC == {"targets": tf.io.VarLenFeature(tf.int64)}
     # The folder is as it was: no file changed, no bytecode cache written.
     assert {f: open(os.path.join(folder, f)).read() for f in os.listdir(folder)} == before
     assert module.__file__ == os.path.join(folder, "tf1_problems.py")
-    # The user's traceback points at their real line (14: `1 / 0)`).
+    # The user's traceback points at their real line (15: `1 / 0)`).
     with pytest.raises(ZeroDivisionError) as caught:
         module.fails()
     frame = traceback.extract_tb(caught.value.__traceback__)[-1]
-    assert (frame.filename, frame.lineno) == (module.__file__, 14)
+    assert (frame.filename, frame.lineno) == (module.__file__, 15)
     said = [r.getMessage() for r in caplog.records if "rewrite in memory" in r.getMessage()]
     assert said == ["%s: TF 1.x calls run through t2t-port's rewrite in memory; "
                     "`t2t-port DIR --in_place` makes it permanent" % module.__file__]
