@@ -5,7 +5,10 @@ T2T-era code often does `import tensorflow as tf` and then `tf.flags`, `tf.loggi
 imported from its text rewritten in memory by `t2t.core.tf1_rules` (the rules t2t-port
 applies when TensorFlow's tf_upgrade_v2 is not at hand); the file stays as it is, nothing is
 written to the folder (no bytecode cache either), and each name keeps its line, so the
-user's frames and tracebacks point at their real lines:
+user's frames and tracebacks point at their real lines. The rewrite is the module's source
+for `linecache` (tracebacks show the ported line, `inspect.getsource` reads it), and
+TensorFlow's autograph calls its functions as compiled (in a `tf.data` map, say) rather than
+recompiling them from the file:
 
     spec = importlib.util.spec_from_file_location(
         name, init_path, loader=RewritingLoader(name, init_path),
@@ -21,6 +24,7 @@ import ast
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import linecache
 import sys
 
 from absl import logging
@@ -51,7 +55,25 @@ class RewritingLoader(importlib.machinery.SourceFileLoader):
         if not notes:
             return super().get_code(fullname)
         _said_once(path)
+        # What reads the module's source (tracebacks, inspect, TensorFlow's autograph, which
+        # recompiles a function from it) reads the rewrite: same lines, ported names.
+        linecache.cache[path] = (len(ported), None, ported.splitlines(True), path)
+        _autograph_runs_as_compiled(fullname)
         return compile(ported, path, "exec", dont_inherit=True)
+
+
+def _autograph_runs_as_compiled(module_name):
+    """TensorFlow's autograph would recompile the module's functions from the file on disk
+    (it re-reads it), undoing the rewrite: it calls them as compiled instead, as it does
+    TensorFlow's own code (T2T-era code is graph code, written without autograph)."""
+    try:
+        from tensorflow.python.autograph.core import config, config_lib  # pylint: disable=g-import-not-at-top
+    except ImportError:  # no TensorFlow, or one whose autograph is laid out otherwise
+        return
+    if not any(isinstance(rule, config_lib.DoNotConvert) and rule.matches(module_name)
+               for rule in config.CONVERSION_RULES):
+        config.CONVERSION_RULES = (config_lib.DoNotConvert(module_name),) + tuple(
+            config.CONVERSION_RULES)
 
 
 class UsrDirFinder(importlib.abc.MetaPathFinder):

@@ -24,6 +24,11 @@ APP_FLAGS = tf.app.flags
 SPEC = {{"targets": tf.VarLenFeature(tf.int64)}}  # a problem's example_reading_spec
 
 
+def SPEC_OF():
+    return tf.sparse.to_dense(tf.io.parse_single_example(
+        tf.train.Example().SerializeToString(), {{"x": tf.VarLenFeature(tf.int64)}})["x"])
+
+
 def fails():
     return tf.gfile.Exists(
         1 / 0)
@@ -48,11 +53,16 @@ def test_tf1_calls_import_unchanged_with_their_lines(tmp_path, cleanup, caplog):
     # The folder is as it was: no file changed, no bytecode cache written.
     assert {f: open(os.path.join(folder, f)).read() for f in os.listdir(folder)} == before
     assert module.__file__ == os.path.join(folder, "tf1_problems.py")
-    # The user's traceback points at their real line (15: `1 / 0)`).
+    # The user's traceback points at their real line (20: `1 / 0)`).
     with pytest.raises(ZeroDivisionError) as caught:
         module.fails()
     frame = traceback.extract_tb(caught.value.__traceback__)[-1]
-    assert (frame.filename, frame.lineno) == (module.__file__, 15)
+    assert (frame.filename, frame.lineno) == (module.__file__, 20)
+    # What recompiles from source (autograph, in a problem's tf.data map) reads the rewrite.
+    import inspect
+    assert "tf.io.gfile.exists(" in inspect.getsource(module.fails)
+    spec = tf.data.Dataset.range(1).map(lambda _: module.SPEC_OF())
+    assert spec.element_spec.dtype == tf.int64
     said = [r.getMessage() for r in caplog.records if "rewrite in memory" in r.getMessage()]
     assert said == ["%s: TF 1.x calls run through t2t-port's rewrite in memory; "
                     "`t2t-port DIR --in_place` makes it permanent" % module.__file__]
