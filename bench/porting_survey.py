@@ -382,11 +382,12 @@ def _fill(template, index, pair):
     return template.format(i=index, src=pair[0], tgt=pair[1])
 
 
-def write_recipe_data(recipe, tmp_dir, data_dir=None, lines=50):
+def write_recipe_data(recipe, tmp_dir, data_dir=None, lines=50, checkout=None):
     """Write the files a run recipe names into `tmp_dir` (`data_dir` for those with
     "in": "data_dir"): "line" is a template over the tiny pairs ({src}, {tgt}, {i}), "members"
-    makes a .tgz of such files, "vocab" a token vocabulary of the pairs' words. Returns the
-    paths written.
+    makes a .tgz of such files, "copy" the first `lines` lines of a file the repo's
+    `checkout` ships (its own data), "vocab" a token vocabulary of the pairs' words (of
+    "tokens", a space-separated list, when given). Returns the paths written.
 
         write_recipe_data({"data": [{"path": "train.txt", "line": "{src}\\t{tgt}"}]}, tmp)
         # [tmp + "/train.txt"]: 50 lines "dog the river\\tRIVER THE DOG", ...
@@ -398,9 +399,15 @@ def write_recipe_data(recipe, tmp_dir, data_dir=None, lines=50):
                             entry["path"])
         os.makedirs(os.path.dirname(path), exist_ok=True)
         if entry.get("vocab"):  # a token vocabulary: T2T's reserved ids, then every word
+            words = (entry["tokens"].split() if "tokens" in entry else
+                     list(_WORDS) + [w.upper() for w in _WORDS])
             with open(path, "w", encoding="utf-8") as f:
-                f.writelines(t + "\n" for t in ["<pad>", "<EOS>"] + list(_WORDS) +
-                             [w.upper() for w in _WORDS])
+                f.writelines(t + "\n" for t in ["<pad>", "<EOS>"] + words)
+        elif "copy" in entry:
+            with open(os.path.join(checkout, entry["copy"]), encoding="utf-8") as f:
+                head = [line for _, line in zip(range(recipe.get("lines", lines)), f)]
+            with open(path, "w", encoding="utf-8") as f:
+                f.writelines(head)
         elif "members" in entry:
             with tarfile.open(path, "w:gz") as archive:
                 for member, template in sorted(entry["members"].items()):
@@ -427,7 +434,7 @@ def run_steps(usr_dir, recipe, work, python, timeout, train_steps):
     subst = {"tmp_dir": tmp_dir, "data_dir": data_dir}
     env = {k: v.format(**subst) for k, v in recipe.get("env", {}).items()}
     decode_in, decode_out = os.path.join(work, "decode_in.txt"), os.path.join(work, "decoded.txt")
-    sources = [p[0] for p in tiny_pairs(3, seed=99)]
+    sources = recipe.get("decode_inputs") or [p[0] for p in tiny_pairs(3, seed=99)]
     with open(decode_in, "w", encoding="utf-8") as f:
         f.writelines(s + "\n" for s in sources)
     common = ["--t2t_usr_dir=" + usr_dir, "--problem=" + recipe["problem"],
@@ -491,7 +498,8 @@ def survey_repo(entry, args, work_root):
         os.makedirs(folder)
     recipe = entry.get("run") or {}
     if recipe:  # before the import: some user dirs list their data files at import time
-        write_recipe_data(recipe, tmp_dir, data_dir)
+        write_recipe_data(recipe, tmp_dir, data_dir,
+                          checkout=os.path.join(args.survey_dir, entry["repo"].replace("/", "+")))
     port_error = port_dir(usr_dir, args.port, python=args.python)
     if port_error:
         record["import"] = {"ok": False, "error": port_error}

@@ -56,12 +56,14 @@ class AliasFinder(importlib.abc.MetaPathFinder):
     without, the import system's own errors stand.
     """
 
-    def __init__(self, resolve, describe=None, owner=None, fallbacks=None):
+    def __init__(self, resolve, describe=None, owner=None, fallbacks=None, stand_ins=None):
         self._resolve = resolve
         self._describe = describe or (lambda name: name)
         self._owner = owner
         # {real package: packages whose submodules stand in for its missing attributes}
         self._fallbacks = fallbacks or {}
+        # {real package: stand_in(name) -> a module served for its missing attribute, or None}
+        self._stand_ins = stand_ins or {}
 
     def install(self):
         if self not in sys.meta_path:
@@ -78,8 +80,9 @@ class AliasFinder(importlib.abc.MetaPathFinder):
         module = targets if not isinstance(targets, (list, tuple)) else self._import(
             fullname, targets)
         if self._owner:
-            name_errors_name_the_closest(module, self._owner,
-                                         self._fallbacks.get(getattr(module, "__name__", "")))
+            real = getattr(module, "__name__", "")
+            name_errors_name_the_closest(module, self._owner, self._fallbacks.get(real),
+                                         self._stand_ins.get(real))
         return importlib.machinery.ModuleSpec(fullname, ServedLoader(module),
                                               is_package=hasattr(module, "__path__"))
 
@@ -144,12 +147,20 @@ class MissingAttributeError(AttributeError):
         return _missing_attribute_text(self.obj, self.name, self._owner)
 
 
-def name_errors_name_the_closest(module, owner="t2t", fallback_packages=None):
+def read_by_from_import(frame):
+    """True when `frame` (a module `__getattr__`'s caller) is running `from m import name`,
+    where Python replaces an AttributeError's message by its own "cannot import name"."""
+    return frame.f_code.co_code[frame.f_lasti] == _IMPORT_FROM
+
+
+def name_errors_name_the_closest(module, owner="t2t", fallback_packages=None, stand_in=None):
     """Give `module` a `__getattr__` whose errors name the closest names (keeping any
     `__getattr__` it has). `from module import missing` raises ImportError, as Python
     does; `module.missing` and `getattr`/`hasattr` see an AttributeError, as before.
     A submodule `missing` of one of `fallback_packages` is returned instead (T2T moved
-    models into `research`: `from tensor2tensor.models import universal_transformer`)."""
+    models into `research`: `from tensor2tensor.models import universal_transformer`), and
+    so is `stand_in(missing)` when that is not None (`from tensor2tensor.data_generators
+    import librispeech`: a module t2t leaves out)."""
     old = vars(module).get("__getattr__")
     if getattr(old, "names_the_closest", False):
         return
@@ -168,8 +179,10 @@ def name_errors_name_the_closest(module, owner="t2t", fallback_packages=None):
         for package in fallback_packages or ():
             if importlib.util.find_spec(package + "." + name) is not None:
                 return importlib.import_module(package + "." + name)
-        caller = sys._getframe(1)  # pylint: disable=protected-access
-        if caller.f_code.co_code[caller.f_lasti] == _IMPORT_FROM:
+        served = stand_in(name) if stand_in is not None else None
+        if served is not None:
+            return served
+        if read_by_from_import(sys._getframe(1)):  # pylint: disable=protected-access
             # `from m import name`: Python would replace an AttributeError's message.
             raise ImportError("cannot import name %r: %s" % (
                 name, _missing_attribute_text(module, name, owner)), name=module.__name__)

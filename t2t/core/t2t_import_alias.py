@@ -11,6 +11,8 @@ Installed when a `--t2t_usr_dir` is imported (the programs, `t2t.load`), or by c
     tensor2tensor.bin.X               -> t2t.bin.X
     tensor2tensor.serving.X           -> t2t.serving.X
     tensor2tensor.problems            -> t2t.problems.all_problems (problem(name), available())
+    tensor2tensor.data_generators.librispeech (and T2T's other audio modules, `LEFT_OUT`)
+                                      -> a stand-in that imports; using a name of it fails
 
     from t2t.core import t2t_import_alias
     t2t_import_alias.install()
@@ -43,6 +45,17 @@ PACKAGES = {
 }
 # T2T's modules directly under tensor2tensor/.
 MODULES = {"problems": "t2t.problems.all_problems"}
+# T2T's modules t2t leaves out (docs/t2t_differences.md), and why. Importing one works (user
+# code that imports and never uses it runs); reading any name of it is a one-line error.
+_AUDIO = ("T2T's speech and audio problems are left out of t2t (text only: no audio "
+          "features or modalities)")
+LEFT_OUT = {
+    "data_generators.audio": _AUDIO,
+    "data_generators.audio_encoder": _AUDIO,
+    "data_generators.common_voice": _AUDIO,
+    "data_generators.librispeech": _AUDIO,
+    "data_generators.speech_recognition": _AUDIO,
+}
 
 _finder = None
 
@@ -57,6 +70,8 @@ def resolve(fullname):
     if not fullname.startswith(TOP + "."):
         return None
     rest = fullname[len(TOP) + 1:]
+    if rest in LEFT_OUT:
+        return left_out_module(fullname, LEFT_OUT[rest])
     if rest in MODULES:
         return [MODULES[rest]]
     for package in sorted(PACKAGES, key=len, reverse=True):  # models.research before models
@@ -89,6 +104,56 @@ def _top_module():
     return module
 
 
+_STAND_INS = {}  # T2T module name -> its stand-in (one object, however it is reached)
+
+
+class LeftOutError(AttributeError):
+    """A name of a T2T module t2t leaves out, read (an AttributeError: `hasattr` is False)."""
+
+
+def left_out_module(fullname, why):
+    """A stand-in for T2T's module `fullname` that t2t leaves out: it imports (said once in
+    the log) and registers nothing; reading any of its names fails, naming it and `why`.
+
+        from tensor2tensor.data_generators import librispeech   # imports
+        librispeech.Librispeech
+        # LeftOutError: tensor2tensor.data_generators.librispeech.Librispeech: T2T's speech
+        #   and audio problems are left out of t2t (...); see docs/t2t_differences.md
+    """
+    if fullname in _STAND_INS:
+        return _STAND_INS[fullname]
+    logging.info("%s imports as an empty stand-in: %s; using a name of it fails", fullname,
+                 why)
+    module = types.ModuleType(fullname, "Left out of t2t: %s." % why)
+
+    def __getattr__(name):
+        if name.startswith("__"):
+            raise AttributeError("module %r has no attribute %r" % (fullname, name))
+        message = "%s.%s: %s; see docs/t2t_differences.md" % (fullname, name, why)
+        if module_alias.read_by_from_import(sys._getframe(1)):  # pylint: disable=protected-access
+            raise ImportError("cannot import name %r: %s" % (name, message), name=fullname)
+        raise LeftOutError(message)
+
+    __getattr__.names_the_closest = True  # the message is its own, not "closest: ..."
+    module.__getattr__ = __getattr__
+    _STAND_INS[fullname] = module
+    return module
+
+
+def _left_out_stand_ins():
+    """{t2t package: stand_in(name)}: `from tensor2tensor.data_generators import librispeech`
+    reads the attribute of t2t's own package object, so the stand-in is served there too."""
+    by_package = {}
+    for rest in LEFT_OUT:
+        package, _, leaf = rest.rpartition(".")
+        by_package.setdefault(PACKAGES[package][0], {})[leaf] = TOP + "." + rest
+
+    def stand_in_of(leaves):
+        return lambda name: (left_out_module(leaves[name], LEFT_OUT[leaves[name][len(TOP) + 1:]])
+                             if name in leaves else None)
+    return {package: stand_in_of(leaves) for package, leaves in by_package.items()}
+
+
 def real_tensor2tensor_installed():
     """True where a `tensor2tensor` package other than this alias can be imported."""
     module = sys.modules.get(TOP)
@@ -109,7 +174,8 @@ def install():
         logging.info("a tensor2tensor package is installed: its imports are not served by t2t")
         return False
     _finder = module_alias.AliasFinder(_resolve_and_say, _describe, owner="t2t",
-                                       fallbacks={"t2t.models": ("t2t.models.research",)})
+                                       fallbacks={"t2t.models": ("t2t.models.research",)},
+                                       stand_ins=_left_out_stand_ins())
     _finder.install()
     return True
 
@@ -132,6 +198,7 @@ def uninstall():
     """Stop serving `tensor2tensor.*` and forget the alias names imported so far."""
     global _finder, _said
     _said = False
+    _STAND_INS.clear()
     if _finder is not None:
         _finder.uninstall()
         _finder = None

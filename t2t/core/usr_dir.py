@@ -9,7 +9,9 @@ unique one (`_t2t_usr_dir_my_t2t_<hash of the path>`), so a folder may be called
 an alias of that package too (`from my_t2t import my_problem`, as T2T's `sys.path`
 insertion allowed), unless a module of that name is already imported (`t2t`). Importing
 the same folder again returns the same module. Code in it that imports `tensor2tensor.*`
-is served by t2t (`t2t.core.t2t_import_alias`).
+is served by t2t (`t2t.core.t2t_import_alias`), and a module of it that calls TensorFlow 1.x
+names TensorFlow 2 lacks (`tf.flags`, `tf.logging`, `tf.gfile`, `tf.app`) runs from its text
+rewritten in memory by t2t-port's rules (`t2t.core.tf1_import`; its file is not changed).
 
 An exception raised by the user's own code is not caught: it surfaces with its real
 traceback, which is what T2T users needed when they saw "never registered" instead.
@@ -24,6 +26,7 @@ import traceback
 from t2t.core import module_alias
 from t2t.core import registry
 from t2t.core import t2t_import_alias
+from t2t.core import tf1_import
 from t2t.core.errors import UserCodeError, UserError
 
 _T2T_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -77,8 +80,11 @@ def import_usr_dir(usr_dir):
 
 
 def _load_package(name, dir_path, init_path):
-    spec = importlib.util.spec_from_file_location(name, init_path,
-                                                  submodule_search_locations=[dir_path])
+    # TF 1.x calls (`tf.flags`, `tf.logging`, ...) run through t2t-port's rules, in memory.
+    spec = importlib.util.spec_from_file_location(
+        name, init_path, loader=tf1_import.RewritingLoader(name, init_path),
+        submodule_search_locations=[dir_path])
+    tf1_import.install(name)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:

@@ -8,16 +8,30 @@ A dotted name is ported by its longest matching prefix:
     't2t.models.research.universal_transformer.foo'
     >>> port_name("tensorflow.compat.v1") is None
     True
+    >>> port_name("tensor2tensor.data_generators.librispeech")  # left out: served as it is
+    'tensor2tensor.data_generators.librispeech'
 """
+from t2t.core import t2t_import_alias
+
 T2T_ROOT = "tensor2tensor"
 T2T_NEW_ROOT = "t2t"
 
-# (T2T prefix, t2t prefix), as tuples of components; the longest match wins. Any other
-# `tensor2tensor.X` becomes `t2t.X` (the name check then says whether t2t has it).
-RULES = tuple((tuple(old.split(".")), tuple(new.split("."))) for old, new in (
+# (T2T prefix, t2t prefix), as tuples of components, longer prefixes first: the longest
+# match wins. Any other `tensor2tensor.X` becomes `t2t.X` (the name check then says
+# whether t2t has it).
+# T2T's modules t2t leaves out stay as they are: the tensor2tensor alias serves a stand-in
+# that imports (user code importing one it never uses runs) and names what is left out.
+LEFT_OUT = tuple((T2T_ROOT + "." + rest, T2T_ROOT + "." + rest)
+                 for rest in sorted(t2t_import_alias.LEFT_OUT))
+RULES = tuple((tuple(old.split(".")), tuple(new.split("."))) for old, new in LEFT_OUT + (
     ("tensor2tensor.data_generators", "t2t.problems"),
     ("tensor2tensor.utils", "t2t.utils"),
     ("tensor2tensor.layers", "t2t.layers"),
+    # T2T's paths before the Universal Transformer moved to research/ (still in user code).
+    ("tensor2tensor.models.universal_transformer",
+     "t2t.models.research.universal_transformer"),
+    ("tensor2tensor.models.universal_transformer_util",
+     "t2t.models.research.universal_transformer_util"),
     ("tensor2tensor.models", "t2t.models"),
     ("tensor2tensor.bin", "t2t.bin"),
     ("tensor2tensor.serving", "t2t.serving"),

@@ -17,7 +17,7 @@ Relative imports and other packages are left alone. Porting ported code changes 
 import ast
 
 from t2t.porting import import_map
-from t2t.porting.source_edits import Source, reference_chains
+from t2t.core.source_edits import Source, reference_chains
 
 
 def _is_t2t1(dotted):

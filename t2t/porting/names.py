@@ -15,7 +15,7 @@ import types
 
 from t2t.core import registry
 from t2t.porting import import_map
-from t2t.porting.source_edits import reference_chains
+from t2t.core.source_edits import reference_chains
 
 CLOSEST = 1
 _NOT_FOUND = object()

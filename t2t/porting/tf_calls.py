@@ -3,7 +3,7 @@
 Two ways, chosen by `how`:
 - "tf_upgrade_v2": TensorFlow's own upgrader (`tensorflow.tools.compatibility`), run in
   this process on the text; its log lines (what it renamed, what it could not) come back;
-- "t2t": t2t's rules for the common cases, with no TensorFlow import:
+- "t2t": t2t's rules for the common cases (`t2t.core.tf1_rules`), with no TensorFlow import:
 
     >>> port_tf_calls("import tensorflow as tf\\ntf.logging.info(tf.gfile.Exists('a'))\\n",
     ...               how="t2t")[0]
@@ -20,66 +20,17 @@ import io
 import re
 import warnings
 
-from t2t.porting.source_edits import Source, reference_chains
+from t2t.core import tf1_rules
+from t2t.core.source_edits import Source
 
 HOWS = ("auto", "tf_upgrade_v2", "t2t", "none")
 
-# tf.gfile's functions -> tf.io.gfile's (same positional arguments).
-GFILE_RENAMES = {
-    "Copy": "copy", "DeleteRecursively": "rmtree", "Exists": "exists", "FastGFile": "GFile",
-    "GFile": "GFile", "Glob": "glob", "IsDirectory": "isdir", "ListDirectory": "listdir",
-    "MakeDirs": "makedirs", "MkDir": "mkdir", "Open": "GFile", "Remove": "remove",
-    "Rename": "rename", "Stat": "stat", "Walk": "walk",
-}
-# tf.X -> tf.compat.v1.X for these modules (the names under them are unchanged).
-COMPAT_V1_MODULES = ("logging", "app")
-FLAGS_MODULES = (("flags",), ("app", "flags"))
-
-
-def tensorflow_aliases(tree):
-    """(names bound to `tensorflow`, names bound to `tensorflow.compat.v1`) by imports."""
-    tf_names, v1_names = set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name == "tensorflow":
-                    tf_names.add(alias.asname or "tensorflow")
-                elif alias.name == "tensorflow.compat.v1" and alias.asname:
-                    v1_names.add(alias.asname)
-        elif isinstance(node, ast.ImportFrom) and node.module == "tensorflow.compat":
-            v1_names.update(a.asname or a.name for a in node.names if a.name == "v1")
-    return tf_names, v1_names
-
-
-def _attribute_chains(tree, roots):
-    """`root.a...` references (bare names are left out)."""
-    return ((nodes, parts) for nodes, parts in reference_chains(tree, roots) if len(parts) > 1)
-
-
 def _rule_edits(source, tree, flags_only):
-    """t2t's rules: (edits, [(line, message)])."""
-    tf_names, v1_names = tensorflow_aliases(tree)
-    edits, notes = [], []
-    for nodes, parts in _attribute_chains(tree, tf_names):
-        root, rest = parts[0], tuple(parts[1:])
-        new = used = None
-        for module in FLAGS_MODULES:
-            if rest[:len(module)] == module:
-                new, used = ["compat", "v1", "flags"], len(module)
-        if new is None and not flags_only:
-            if rest[:1] and rest[0] in COMPAT_V1_MODULES:
-                new, used = ["compat", "v1", rest[0]], 1
-            elif rest[:1] == ("gfile",) and len(rest) > 1 and rest[1] in GFILE_RENAMES:
-                new, used = ["io", "gfile", GFILE_RENAMES[rest[1]]], 2
-        if new is None:
-            continue
-        start = source.offset(nodes[0].lineno, nodes[0].col_offset)
-        end = source.offset(nodes[used].end_lineno, nodes[used].end_col_offset)
-        old_text, new_text = ".".join(parts[:used + 1]), ".".join([root] + new)
-        edits.append((start, end, new_text))
-        notes.append((nodes[0].lineno, "renamed %s to %s" % (old_text, new_text)))
+    """t2t's rules (`t2t.core.tf1_rules`) and the tf.contrib notes: (edits, notes)."""
+    edits, notes = tf1_rules.rule_edits(source, tree, flags_only=flags_only)
     if not flags_only:  # tf_upgrade_v2 says this itself
-        for nodes, parts in _attribute_chains(tree, tf_names | v1_names):
+        tf_names, v1_names = tf1_rules.tensorflow_aliases(tree)
+        for nodes, parts in tf1_rules.attribute_chains(tree, tf_names | v1_names):
             if parts[1:2] == ["contrib"]:
                 notes.append((nodes[0].lineno, contrib_note(".".join(parts))))
     return edits, notes
@@ -140,7 +91,7 @@ def upgrader_for(how):
 
 
 def uses_tensorflow(tree):
-    tf_names, v1_names = tensorflow_aliases(tree)
+    tf_names, v1_names = tf1_rules.tensorflow_aliases(tree)
     return bool(tf_names or v1_names)
 
 

@@ -103,6 +103,21 @@ def test_recipes_write_lines_archives_and_vocabularies(tmp_path):
     assert set(" ".join(s + " " + t for s, t in pairs).split()) <= set(vocab)
 
 
+def test_recipes_copy_the_repos_own_data_and_list_their_tokens(tmp_path):
+    checkout = tmp_path / "checkout"
+    (checkout / "SCAN").mkdir(parents=True)
+    (checkout / "SCAN" / "train.txt").write_text("".join(
+        "IN: walk OUT: I_WALK %d\n" % i for i in range(9)))
+    recipe = {"lines": 3, "data": [
+        {"path": "SCAN/train.txt", "copy": "SCAN/train.txt"},
+        {"path": "v.tokens", "in": "data_dir", "vocab": True, "tokens": "walk WALK"}]}
+    tmp, data = tmp_path / "tmp", tmp_path / "data"
+    porting_survey.write_recipe_data(recipe, str(tmp), str(data), checkout=str(checkout))
+    assert (tmp / "SCAN/train.txt").read_text().splitlines() == [
+        "IN: walk OUT: I_WALK 0", "IN: walk OUT: I_WALK 1", "IN: walk OUT: I_WALK 2"]
+    assert (data / "v.tokens").read_text().split() == ["<pad>", "<EOS>", "walk", "WALK"]
+
+
 GOOD_PROBLEM = '''
 from tensor2tensor.data_generators import text_problems
 from tensor2tensor.layers import common_layers

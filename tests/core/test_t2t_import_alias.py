@@ -121,3 +121,29 @@ def test_alias_finder_without_owner_keeps_pythons_errors():
         finder.uninstall()
         for name in [n for n in sys.modules if n.split(".")[0] == "t2t_alias_test"]:
             del sys.modules[name]
+
+
+def test_a_left_out_module_imports_and_fails_when_a_name_of_it_is_used(alias, caplog):
+    # As paperspace's usr dir: it imports librispeech and never uses it.
+    import logging
+    with caplog.at_level(logging.INFO):
+        from tensor2tensor.data_generators import librispeech
+        import tensor2tensor.data_generators.librispeech as dotted
+        from tensor2tensor.data_generators import speech_recognition  # noqa: F401
+    assert dotted is librispeech
+    said = [r.getMessage() for r in caplog.records if "stand-in" in r.getMessage()]
+    assert len(said) == 2 and said[0].startswith(
+        "tensor2tensor.data_generators.librispeech imports as an empty stand-in: T2T's speech")
+    assert not hasattr(librispeech, "Librispeech")
+    with pytest.raises(t2t_import_alias.LeftOutError) as info:
+        librispeech.Librispeech  # pylint: disable=pointless-statement
+    assert str(info.value) == (
+        "tensor2tensor.data_generators.librispeech.Librispeech: T2T's speech and audio "
+        "problems are left out of t2t (text only: no audio features or modalities); see "
+        "docs/t2t_differences.md")
+    with pytest.raises(ImportError, match="cannot import name 'Librispeech': tensor2tensor"
+                       r"\.data_generators\.librispeech\.Librispeech: T2T's speech"):
+        from tensor2tensor.data_generators.librispeech import Librispeech  # noqa: F401
+    # It registers nothing, and t2t's own names stay as they were.
+    with pytest.raises(registry.UnknownNameError):
+        registry.problem("librispeech_clean_small")

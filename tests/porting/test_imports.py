@@ -20,6 +20,19 @@ CASES = [
      "                                  common_attention)\n"),
     ("from tensor2tensor.models.research import universal_transformer\n",
      "from t2t.models.research import universal_transformer\n"),
+    # T2T's path before research/: the module moves, the local name stays.
+    ("from tensor2tensor.models import transformer, universal_transformer as ut\n",
+     "from t2t.models import transformer; "
+     "from t2t.models.research import universal_transformer as ut\n"),
+    ("import tensor2tensor.models.universal_transformer_util\n"
+     "f = tensor2tensor.models.universal_transformer_util.universal_transformer_layer\n",
+     "import t2t.models.research.universal_transformer_util\n"
+     "f = t2t.models.research.universal_transformer_util.universal_transformer_layer\n"),
+    # A module t2t leaves out stays (the alias serves a stand-in); the others move.
+    ("from tensor2tensor.data_generators import librispeech, problem\n",
+     "from tensor2tensor.data_generators import librispeech; from t2t.problems import problem\n"),
+    ("import tensor2tensor.data_generators.librispeech as ls\n",
+     "import tensor2tensor.data_generators.librispeech as ls\n"),
     ("from tensor2tensor.models import research, transformer as tr\n",
      "from t2t.models import research, transformer as tr\n"),
     ("from tensor2tensor import models  # registers them\n",
