@@ -156,7 +156,11 @@ REASONS = (
     (r"No module named '((?:t2t|tensor2tensor)[\w.]*)'", r"missing module \1"),
     (r"has no attribute 'contrib'|tf\.contrib|tensorflow\.contrib", "TF1-only: tf.contrib"),
     (r"module '(?:t2t|tensor2tensor)[\w.]*' has no attribute '(\w+)'", r"missing name \1"),
+    (r"module 'tensorflow[\w.]*' has no attribute 'estimator'", "TF 2.16+: no tf.estimator"),
     (r"module 'tensorflow[\w.]*' has no attribute '(\w+)'", r"TF1-only: tf.\1"),
+    (r"Dataset' object has no attribute '(output_shapes|output_types|make_\w+_iterator)'",
+     r"TF1-only: Dataset.\1 (a TF 1 dataset)"),
+    (r"has no attribute '(_\w*tpu\w*)'", r"TPU-only: \1"),
     (r"module 'tf.estimator, gone in TF 2.16\+,' has no attribute '(\w+)'",
      r"TF 2.16+: no tf.estimator.\1"),
     (r"t2t has no ([\w.]+)", r"missing name \1"),
@@ -172,7 +176,11 @@ REASONS = (
     (r"[Ii]mage|[Vv]ideo|cifar|mnist|[Aa]udio", "image/video/audio (out of scope)"),
     (r"Not equal to tolerance|Arrays are not (?:almost )?equal|not almost equal|"
      r"Mismatched elements", "numeric mismatch"),
-    (r"Shapes? .*(?:incompatible|must be equal|mismatch)|shape", "shape mismatch"),
+    (r"truth value of an array with more than one element",
+     "per-example scores where T2T gave a scalar"),
+    (r"has type \w+ that does not match type|expected dtype|dtype mismatch", "dtype mismatch"),
+    (r"Shapes? .*(?:incompatible|must be equal|mismatch)|Cannot reshape|Dimensions must be "
+     r"equal", "shape mismatch"),
     (r"AssertionError", "assertion"),
     (r"timed out", "timeout"),
 )
@@ -289,7 +297,10 @@ def parse(xml, output):
     """Counts and failures of one file from its junit XML (or its output when none)."""
     result = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0, "failures": {}}
     if xml is None:
-        result["does_not_import"] = _error_line(output)
+        if output.startswith("timed out"):
+            result["timed_out"] = output.splitlines()[0]
+        else:
+            result["does_not_import"] = _error_line(output)
         return result
     for case in ET.parse(xml).getroot().iter("testcase"):
         name = ".".join(filter(None, (case.get("classname", "").split(".")[-1],
@@ -320,7 +331,8 @@ def summarize(results):
     print("%-48s %6s %6s %6s %7s  %s" % ("file", "passed", "failed", "errors", "skipped",
                                           "note"))
     for rel, r in results.items():
-        note = "does not import: " + r["does_not_import"] if "does_not_import" in r else ""
+        note = ("does not import: " + r["does_not_import"] if "does_not_import" in r
+                else r.get("timed_out", ""))
         print("%-48s %6d %6d %6d %7d  %s" % (rel, r["passed"], r["failed"], r["errors"],
                                               r["skipped"], note[:110]))
         total.update({k: r[k] for k in ("passed", "failed", "errors", "skipped")})
@@ -370,7 +382,7 @@ def main(argv=None):
             print("%s: %d passed, %d failed, %d errors, %d skipped (%.0fs)%s" % (
                 rel, r["passed"], r["failed"], r["errors"], r["skipped"], seconds,
                 "; does not import: " + r["does_not_import"] if "does_not_import" in r
-                else ""), flush=True)
+                else "; " + r["timed_out"] if "timed_out" in r else ""), flush=True)
         print()
         total = summarize(results)
         if args.json and args.files and os.path.exists(args.json):
