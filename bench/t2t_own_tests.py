@@ -169,6 +169,8 @@ REASONS = (
     (r"takes \d+ positional arguments? but \d+ (?:were|was) given", "signature: arguments"),
     (r"Hparam name '?(\w+)'? not found|has no attribute '(\w+)'.*HParams|HParams.*"
      r"has no attribute '(\w+)'", r"missing hparam \1\2\3"),
+    (r"ConnectionError|Name or service not known|Network is unreachable",
+     "needs the internet"),
     (r"placeholder\(\) is not compatible with eager|Session|session graph|"
      r"graph is finalized|not an element of this graph|Tensor\.graph is undefined|"
      r"eager execution|executing eagerly|tf\.function|symbolic Keras|KerasTensor",
