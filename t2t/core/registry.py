@@ -336,8 +336,13 @@ def register_optimizer(name=None):
 
 
 def optimizer(name):
+    """The optimizer registered as `name`: snake_case, or T2T's legacy spellings (`SGD`,
+    `RMSProp`, and any UpperCamelCase name: `AdamW` is `adam_w`, as in T2T 1.15.7)."""
     name = _LEGACY_OPTIMIZER_NAMES.get(name, name)
     _load_builtins_optimizers()
+    if name not in Registries.optimizers and camelcase_to_snakecase(name) in \
+            Registries.optimizers:
+        name = camelcase_to_snakecase(name)
     return Registries.optimizers[name]
 
 

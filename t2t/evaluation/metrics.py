@@ -364,7 +364,7 @@ def padded_neg_log_perplexity_with_masking(predictions, labels, features, weight
     """padded_neg_log_perplexity weighted by `features["targets_mask"]` ([B, L] of 0/1)."""
     del weights_fn
     if "targets_mask" not in features:
-        raise ValueError("masked_neg_log_perplexity needs a 'targets_mask' feature ([batch, "
+        raise ValueError("masked_neg_log_perplexity requires targets_mask feature ([batch, "
                          "length] of 0/1 weights); add it in the problem's preprocess_example")
     mask = _to_float(features["targets_mask"])
     labels = tf.convert_to_tensor(labels)

@@ -46,7 +46,7 @@ from t2t.layers.normalization import (_check_no_layer_collection, apply_norm, fo
     noam_norm)
 from t2t.layers.pooling import global_pool_1d, pool, running_global_pool_1d
 from t2t.layers.recurrent import sru
-from t2t.layers.sampling import sample_temperature_per_example
+from t2t.layers.sampling import _select_top_k, sample_temperature_per_example  # noqa: F401
 from t2t.layers.set_layers import linear_set_layer, ravanbakhsh_set_layer
 from t2t.layers.shape_utils import (approximate_split, cast_like, expand_squeeze_to_nd,
     flatten4d3d, list_product, reshape_like, shape_list, to_float, variable_dtype)

@@ -168,18 +168,19 @@ def subseparable_conv(inputs, filters, kernel_size, separability=None, dilation_
         raise ValueError("subseparable_conv: separability %d must divide the input channels "
                          "(%d) and filters (%d)" % (separability, channels, filters))
     parts = []
-    with _v1.variable_scope(_v1.get_variable_scope(), reuse=reuse):
-        for i, split in enumerate(tf.split(inputs, groups, axis=3)):
-            with _v1.variable_scope("part_%d" % i):
-                if separability > 0:
-                    parts.append(_conv2d(split, filters // groups, kernel_size,
-                                         kernel_initializer=None, **common))
-                else:
-                    parts.append(_separable_conv2d(split, filters // groups, kernel_size,
-                                                   depth_multiplier=1, **common))
-        if separability > 1:
-            return _conv2d(tf.concat(parts, axis=3), filters, (1, 1), (1, 1), "VALID", (1, 1),
-                           None, True, None, None)
+    # `reuse` goes to each layer's own scope: re-entering the current scope would reset its
+    # default-name counts, so a second layer's 1x1 conv would collide with the first's.
+    for i, split in enumerate(tf.split(inputs, groups, axis=3)):
+        with _v1.variable_scope("part_%d" % i, reuse=reuse):
+            if separability > 0:
+                parts.append(_conv2d(split, filters // groups, kernel_size,
+                                     kernel_initializer=None, **common))
+            else:
+                parts.append(_separable_conv2d(split, filters // groups, kernel_size,
+                                               depth_multiplier=1, **common))
+    if separability > 1:  # "conv2d", "conv2d_1", ... as T2T's Keras Conv2D layers
+        return _conv2d(tf.concat(parts, axis=3), filters, (1, 1), (1, 1), "VALID", (1, 1),
+                       None, True, None, None, reuse=reuse)
     return parts[0] if groups == 1 else tf.concat(parts, axis=3)
 
 

@@ -132,3 +132,8 @@ class MultistepAdamOptimizer(MultistepOptimizer):
             learning_rate=learning_rate, beta1=beta1, beta2=beta2, epsilon=epsilon,
             use_locking=use_locking, name=name)
         super().__init__(adam, n=n, use_locking=use_locking, name=name + "Multistep")
+
+    def _get_beta_accumulators(self):
+        """Adam's (beta1_power, beta2_power) variables, as on T2T's class (an AdamOptimizer
+        subclass); they advance once per applied step. Exist once `apply_gradients` ran."""
+        return self._opt._get_beta_accumulators()

@@ -450,6 +450,18 @@ class T2TExperiment:
                      format_metrics(self.last_eval_result))
         return self.last_eval_result
 
+    def test(self):
+        """One training step, then one evaluation step (T2T's `test` schedule); with a
+        validation monitor, `train_and_evaluate`. Returns the evaluation's metrics."""
+        if self._use_validation_monitor:
+            return self.train_and_evaluate()
+        self._estimator.train(self._train_spec.input_fn, hooks=self._train_spec.hooks,
+                              max_steps=1)
+        self.last_eval_result = self._estimator.evaluate(
+            self._eval_spec.input_fn, steps=1, hooks=self._eval_spec.hooks,
+            name=self._eval_name)
+        return self.last_eval_result
+
     def _train_and_evaluate(self, eval_spec):
         if (run_config_lib.is_distributed() and
                 self._estimator.config.task_type == "evaluator"):

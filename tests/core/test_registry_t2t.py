@@ -76,3 +76,15 @@ def test_problem_name_rules_keep_t2t_words():
     with pytest.raises(KeyError, match="Invalid problem name: cannot end in _rev or _copy"):
         registry.Registries.problems.register("t2t_test_problem_rev")(type("P", (), {}))
     assert registry.parse_problem_name("ende_copy_rev") == registry.ProblemSpec("ende", True, True)
+
+
+@pytest.mark.parametrize("legacy, name", [("SGD", "sgd"), ("RMSProp", "rms_prop"),
+                                          ("Adagrad", "adagrad"), ("AdamW", "adam_w")])
+def test_optimizer_legacy_camelcase_names(legacy, name):
+    # T2T 1.15.7's registry.optimizer took UpperCamelCase names as their snake_case key.
+    assert registry.optimizer(legacy) is registry.optimizer(name)
+
+
+def test_optimizer_unknown_camelcase_name_is_still_unknown():
+    with pytest.raises(KeyError, match="NotAnOptimizer"):
+        registry.optimizer("NotAnOptimizer")

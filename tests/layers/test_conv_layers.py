@@ -192,3 +192,22 @@ def test_sepconv_relu_sepconv_is_causal_and_ignores_padding():
     np.testing.assert_allclose(out[1, :4], out_changed[1, :4], rtol=1e-6)
     np.testing.assert_allclose(out[0, :5], out_changed[0, :5], rtol=1e-6)
     assert not np.allclose(out[0, 5], out_changed[0, 5])
+
+
+def test_subseparable_block_with_two_separability_two_layers_names_each_mixing_conv():
+    # T2T's Keras Conv2D layers were named conv2d, conv2d_1: a second layer must not collide
+    # with the first (T2T's own common_layers_test builds this block).
+    def build():
+        x = tf.constant(X)
+        out = conv_layers.subseparable_conv_block(x, 4, [((1, 1), (3, 1))] * 2,
+                                                  separability=2, padding="SAME", name="u")
+        names = set(global_var_shapes())
+        assert {"u/conv2d/kernel", "u/conv2d_1/kernel", "u/part_0/conv_block_1_single/kernel"
+                } <= names
+        with tf.compat.v1.variable_scope("u", reuse=True):  # the first layer again
+            conv_layers.subseparable_conv(x, 4, (3, 1), separability=2, padding="SAME",
+                                          name="conv_block_0", use_bias=False)
+        assert set(global_var_shapes()) == names  # found, not created
+        return out
+
+    assert run_graph(build).shape == (2, 6, 1, 4)

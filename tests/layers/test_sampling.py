@@ -22,6 +22,11 @@ def test_top_k_keeps_the_largest_logits_per_example():
     np.testing.assert_array_equal(kept[0], [-1e6, 5, -1e6, 3])
     np.testing.assert_array_equal(kept[1], LOGITS.numpy()[1])
     np.testing.assert_array_equal(kept[2], [-1e6, -1e6, 4, -1e6])
+    # T2T's path (common_layers._select_top_k), on a float64 [batch, len, 1, 1, vocab] array.
+    assert common_layers._select_top_k is sampling._select_top_k
+    logits = np.random.RandomState(0).rand(3, 5, 1, 1, 7) + 0.001
+    kept = common_layers._select_top_k(logits, [3, 2, -1]).numpy()
+    assert ((kept > -1e6).sum(axis=-1)[..., 0, 0] == [[3] * 5, [2] * 5, [7] * 5]).all()
     # Sampling with k = 1 can only give the argmax, at any temperature.
     ids = sampling.sample_temperature_per_example(LOGITS, tf.constant([5., 1., 9.]), 1)
     assert ids.numpy().tolist() == [1, 0, 2]

@@ -151,6 +151,7 @@ def test_multistep_adam_equals_adam_on_mean_gradients():
                 history.append(sess.run(w))
             steps_done = sess.run(global_step)
             accumulator = sess.run(opt.get_slot(w, "grad_acc"))
+            beta_powers = sess.run(opt._get_beta_accumulators())  # T2T's AdamOptimizer method
     with tf.Graph().as_default():
         w = tf.compat.v1.get_variable("w", initializer=tf.ones([3, 2]))
         g = tf.compat.v1.placeholder(tf.float32, [3, 2])
@@ -168,6 +169,7 @@ def test_multistep_adam_equals_adam_on_mean_gradients():
     np.testing.assert_allclose(history[4], adam_1, rtol=1e-6)
     np.testing.assert_allclose(history[7], adam_2, rtol=1e-6)
     assert steps_done == 8  # The global step counts every call.
+    np.testing.assert_allclose(beta_powers, [0.8 ** 3, 0.9 ** 3], rtol=1e-6)  # 2 updates
     np.testing.assert_array_equal(accumulator, np.zeros([3, 2]))
 
 

@@ -455,3 +455,11 @@ def test_estimator_is_created_without_the_params_warning(tmp_path):
     finally:
         logger.removeHandler(handler)
     assert not [m for m in records if "params are not passed" in m], records
+
+
+def test_experiment_test_trains_one_step_and_evaluates_one(data_dir, tmp_path):
+    # T2T's T2TExperiment.test (its trainer_lib_test calls it): 1 train step, 1 eval step.
+    model_dir = str(tmp_path / "run")
+    metrics = make_experiment(model_dir, data_dir, train_steps=50).test()
+    assert metrics["global_step"] == 1 and "loss" in metrics
+    assert tf.train.latest_checkpoint(model_dir).endswith("model.ckpt-1")

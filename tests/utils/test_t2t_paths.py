@@ -15,6 +15,7 @@ ALIASES = {
     "t2t.utils.hparam": "t2t.core.hparam",
     "t2t.utils.usr_dir": "t2t.core.usr_dir",
     "t2t.utils.test_utils": "t2t.core.test_utils",
+    "t2t.utils.contrib": "t2t.core.contrib",
     "t2t.utils.data_reader": "t2t.data.data_reader",
     "t2t.utils.beam_search": "t2t.search.beam_search",
     "t2t.utils.optimize": "t2t.optim.optimize",
