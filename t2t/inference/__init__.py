@@ -15,6 +15,7 @@ import os
 from absl import logging
 
 from t2t.core import errors
+from t2t.core import registry
 from t2t.decoding import input_checks
 import t2t.inference.loading as loading
 import t2t.inference.tf_engines as tf_engines
@@ -27,8 +28,7 @@ __all__ = ["load", "TrainedModel", "Hypothesis", "ENGINES"]
 
 def _check_engine(engine):
     if engine is not None and engine not in ENGINES:
-        import difflib
-        close = difflib.get_close_matches(str(engine), ENGINES, n=1)
+        close = registry.closest_names(str(engine), ENGINES, n=1)
         raise errors.UserError("engine=%r: use %s%s" % (
             engine, " or ".join(ENGINES), "; did you mean %s?" % close[0] if close else ""))
 
