@@ -340,6 +340,43 @@ def test_the_problem_rule_finds_planted_reads(tmp_path):
         "%s:3: getattr(model_hparams, 'problem', None)" % planted]
 
 
+# --------------------------------------------------------------- one home for two chores
+# Close-name suggestions are `registry.closest_names`' (the same suggestions for every
+# typo); renames of files into place are `atomic_files`' (durable, remote-aware).
+ONE_HOME_CALLS = {"get_close_matches": "t2t.core.registry", "replace": "t2t.core.atomic_files",
+                  "rename": "t2t.core.atomic_files", "Rename": "t2t.core.atomic_files"}
+
+
+def one_home_calls(path):
+    """`difflib.get_close_matches(...)`, `os.replace/rename(...)`, `gfile.rename(...)` calls."""
+    found = []
+    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read(), path)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ONE_HOME_CALLS
+                and ast.unparse(node.func.value).split(".")[-1] in ("difflib", "os", "gfile")):
+            found.append((node.lineno, node.func.attr, ast.unparse(node.func)))
+    return [(attr, "%s:%d: %s" % (path, line, text)) for line, attr, text in sorted(found)]
+
+
+def test_suggestions_and_renames_have_one_home():
+    found = [line for module, path in sorted(MODULES.items())
+             for attr, line in one_home_calls(path) if ONE_HOME_CALLS[attr] != module]
+    assert not found, ("suggest names with registry.closest_names; rename files into place "
+                       "with atomic_files (commit_file, move_into, atomic_output_path):\n"
+                       + "\n".join(found))
+
+
+def test_the_one_home_rule_finds_planted_calls(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text("a = difflib.get_close_matches('x', ['y'])\n"
+                       "os.replace('a', 'b')\n"
+                       "tf.io.gfile.rename('a', 'b')\n"
+                       "s = 'x'.replace('a', 'b')\n")
+    assert [line for _, line in one_home_calls(str(planted))] == [
+        "%s:1: difflib.get_close_matches" % planted, "%s:2: os.replace" % planted,
+        "%s:3: tf.io.gfile.rename" % planted]
+
+
 # ----------------------------------------------------------------------------- builtins
 # Which packages may hold the modules each table of core/builtins.py imports by name.
 BUILTIN_PACKAGES = {"problems": {"problems"}, "models": {"layers", "models"},

@@ -174,54 +174,81 @@ def resolve_checkpoint(checkpoint_path, output_dir):
     return model_dir, checkpoint_path
 
 
-def require_flags(*names):
+def require_flags(*names, program="t2t-decoder"):
     missing = [name for name in names if not getattr(FLAGS, name)]
     if missing:
-        raise errors.UserError("missing %s; t2t-decoder needs --problem, --model, "
-                               "--hparams_set and --output_dir or --checkpoint_path" %
-                               ", ".join("--" + name for name in missing))
+        raise errors.UserError("missing %s; %s needs --problem, --model, --hparams_set and "
+                               "--output_dir or --checkpoint_path" % (
+                                   ", ".join("--" + name for name in missing), program))
 
 
-def model_flags_from_folder(model_dir):
-    """Fill --problem, --model, --hparams_set (and import --t2t_usr_dir) from what a training
-    folder or export records (t2t_model.json, job.json or flags.txt), when not given."""
-    if not model_dir or not os.path.isdir(os.path.expanduser(model_dir)):
-        return
+def _has_checkpoint(folder):
+    return bool(tf.train.latest_checkpoint(folder) or
+                tf.io.gfile.glob(os.path.join(folder, "model.ckpt-*.index")))
+
+
+def model_source(model_dir, must_hold_model=False):
+    """`loading.find_model` of a training folder or export (None when it names no model).
+
+    With `must_hold_model` (--output_dir given, no --checkpoint_path) a folder that does not
+    exist, or holds neither a model description nor a checkpoint, is t2t.load's one-line
+    error; a folder with checkpoints but no description needs the flags to say what it is.
+    """
+    if not model_dir:
+        return None
+    model_dir = os.path.expanduser(model_dir)
     try:
-        source = loading.find_model(model_dir, data_dir=FLAGS.data_dir)
+        return loading.find_model(model_dir, data_dir=FLAGS.data_dir)
     except errors.UserError:
-        return  # the flags must then say what it is (require_flags names the missing ones)
+        if must_hold_model and not (os.path.isdir(model_dir) and _has_checkpoint(model_dir)):
+            raise
+        return None  # the flags must then say what it is (require_flags names the missing ones)
+
+
+def model_flags_from_folder(model_dir, must_hold_model=False):
+    """Fill --problem, --model, --hparams_set (and import --t2t_usr_dir) from what a training
+    folder or export records (t2t_model.json, job.json or flags.txt), when not given.
+    Returns the folder's `loading.ModelSource` (None when it records no model)."""
+    source = model_source(model_dir, must_hold_model)
+    if source is None:
+        return None
     assets = source.assets
     for name, value in (("problem", assets.problem), ("model", assets.model),
                         ("hparams_set", assets.hparams_set)):
         if not getattr(FLAGS, name):
             setattr(FLAGS, name, value)
-    if (not FLAGS.hparams and assets.hparams_overrides and
-            not os.path.exists(os.path.join(source.folder, trainer_lib.HPARAMS_FILENAME))):
+    if not FLAGS.hparams and assets.hparams_overrides and not source.hparams_path:
         FLAGS.hparams = assets.hparams_overrides  # no hparams.json to restore them from
     if assets.t2t_usr_dir and not FLAGS.t2t_usr_dir:
         FLAGS.t2t_usr_dir = assets.t2t_usr_dir  # what an export of this model records
         usr_dir.import_usr_dir(assets.t2t_usr_dir)
+    return source
 
 
-def vocabulary_dir(output_dir):
+def vocabulary_dir(output_dir, source=None):
     """--data_dir, else the training folder when it holds the vocabulary copies, else the
     data_dir the run recorded."""
     if FLAGS.data_dir:
         return os.path.expanduser(FLAGS.data_dir)
-    if not output_dir or not os.path.isdir(output_dir):
-        return None
-    try:
-        return loading.find_model(output_dir).data_dir
-    except errors.UserError:
-        return None
+    if source is None:
+        if not output_dir or not os.path.isdir(output_dir):
+            return None
+        source = model_source(output_dir)
+    return source.data_dir if source is not None else None
 
 
-def hparams_from_flags():
-    """create_hparams with the trainer flags (hparams.json from --output_dir if present)."""
+def hparams_from_flags(source=None):
+    """create_hparams with the trainer flags (hparams.json from --output_dir if present);
+    `source`: --output_dir's `loading.ModelSource`, when already found."""
     output_dir = os.path.expanduser(FLAGS.output_dir) if FLAGS.output_dir else ""
-    hparams_path = os.path.join(output_dir, "hparams.json") if output_dir else None
-    data_dir = vocabulary_dir(output_dir)
+    hparams_path = None
+    if not output_dir:
+        source = None  # (found from --checkpoint_path's folder: its data_dir is not read)
+    else:
+        record = (source.record if source is not None and source.kind == "checkpoint" else
+                  loading.read_model_folder(output_dir))
+        hparams_path = record.hparams_path or None
+    data_dir = vocabulary_dir(output_dir, source)
     return trainer_lib.create_hparams(FLAGS.hparams_set, FLAGS.hparams, data_dir=data_dir,
                                       problem_name=FLAGS.problem, hparams_path=hparams_path)
 
@@ -237,12 +264,14 @@ def parse_decode_hparams(overrides):
         # did you mean beam_size?
     """
     try:
-        return decoding.decode_hparams(overrides)
+        decode_hp = decoding.decode_hparams(overrides)
+        input_checks.check_search_settings(decode_hp.beam_size, decode_hp.alpha)
     except hparam.UnknownHParamNameError as error:
         raise errors.UserError("--decode_hparams=%r: %s" % (
             overrides, error.user_message("decode hyperparameter"))) from None
-    except ValueError as error:
+    except ValueError as error:  # UserError is one too
         raise errors.UserError("--decode_hparams=%r: %s" % (overrides, error)) from None
+    return decode_hp
 
 
 def check_input_files(delimiter="\n"):
@@ -269,7 +298,7 @@ def check_trained_with(model_dir):
     Its flags.txt (written by t2t-trainer) says what it holds; decoding it with another
     model would end in a long checkpoint-restore traceback.
     """
-    saved = trainer_lib.read_saved_flags(model_dir)
+    saved = loading.read_model_folder(model_dir).saved_flags
     for name in ("model", "hparams_set", "problem"):
         value = getattr(FLAGS, name)
         if saved.get(name) and value and saved[name] != value:
@@ -290,14 +319,14 @@ def create_decode_hparams():
 
 
 # ---------------------------------------------------------------------------- main
-def score(checkpoint_path):
+def score(checkpoint_path, source=None):
     """--score_file: write the loss of each line to --decode_to_file."""
     if not FLAGS.decode_to_file:
         raise errors.UserError("to score a file, give --decode_to_file for the results")
     filename = os.path.expanduser(FLAGS.score_file)
     if not tf.io.gfile.exists(filename):
         raise errors.UserError("--score_file %s does not exist" % filename)
-    results = scoring.score_file(filename, FLAGS.model, hparams_from_flags(),
+    results = scoring.score_file(filename, FLAGS.model, hparams_from_flags(source),
                                   checkpoint_path)
     write_scores(results, filename)
 
@@ -342,12 +371,15 @@ def main(argv):
     # Flags, names and files first: a mistake is one line before any TensorFlow work.
     if FLAGS.mixture_or_task_name:
         return main_task()
-    model_flags_from_folder(FLAGS.output_dir or (
+    source = model_flags_from_folder(FLAGS.output_dir or (
         os.path.dirname(os.path.expanduser(FLAGS.checkpoint_path)) if FLAGS.checkpoint_path
-        else None))
+        else None), must_hold_model=bool(FLAGS.output_dir and not FLAGS.checkpoint_path))
     require_flags("problem", "model", "hparams_set")
     if FLAGS.engine == "ctranslate2":
         return main_ctranslate2()
+    if FLAGS.quantization != "float32":
+        raise errors.UserError("--quantization is for --engine=ctranslate2; the TensorFlow "
+                               "engine decodes the checkpoint's float32 weights")
     backend_choice.resolve_backend(FLAGS.backend)
     if FLAGS.use_tpu:
         raise errors.UserError("t2t-decoder does not decode on TPUs; drop --use_tpu")
@@ -360,9 +392,9 @@ def main(argv):
     check_trained_with(model_dir)
     random_seed.set_random_seed(FLAGS.random_seed)
     if FLAGS.score_file:
-        score(checkpoint_path)
+        score(checkpoint_path, source)
         return 0
-    hparams = hparams_from_flags()
+    hparams = hparams_from_flags(source)
     estimator = create_estimator(FLAGS.model, hparams, model_dir, decode_hp,
                                  disable_grappler=FLAGS.disable_grappler_optimizations)
     try:
@@ -446,23 +478,17 @@ def main_task():
         check_task_split()
     model_dir, checkpoint_path = resolve_checkpoint(FLAGS.checkpoint_path, FLAGS.output_dir)
     check_trained_with(model_dir)
-    saved = trainer_lib.read_saved_flags(model_dir)
-    lengths = FLAGS.task_feature_lengths or saved.get("task_feature_lengths", "")
-    flags_file = os.path.join(model_dir, trainer_lib.FLAGS_FILENAME)
-    saved_lines = set()
-    if tf.io.gfile.exists(flags_file):
-        with tf.io.gfile.GFile(flags_file) as f:
-            saved_lines = {line.strip() for line in f}
-    # Booleans are saved as --name / --noname.
-    decoder_only = FLAGS.decoder_only or "--decoder_only" in saved_lines
-    pack = "--nopack" not in saved_lines
+    record = loading.read_model_folder(model_dir)
+    lengths = FLAGS.task_feature_lengths or record.saved_flags.get("task_feature_lengths", "")
+    decoder_only = FLAGS.decoder_only or "--decoder_only" in record.saved_switches
+    pack = "--nopack" not in record.saved_switches
     spec = training.TaskTrainingSpec(
         FLAGS.mixture_or_task_name, task_problem.parse_feature_lengths(lengths), pack=pack,
         decoder_only=decoder_only, eval_split=FLAGS.task_eval_split,
         use_cached=FLAGS.use_cached_tasks, seed=FLAGS.random_seed)
     random_seed.set_random_seed(FLAGS.random_seed)
     hparams = training.task_hparams(FLAGS.hparams_set, FLAGS.hparams, spec,
-                                    hparams_path=os.path.join(model_dir, "hparams.json"))
+                                    hparams_path=record.hparams_path or None)
     batch_size = decode_hp.batch_size or 32
     if FLAGS.score_file:
         filename = os.path.expanduser(FLAGS.score_file)

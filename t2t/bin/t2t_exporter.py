@@ -79,8 +79,9 @@ def main(argv):
     logging.set_verbosity(logging.INFO)
     cli.apply_common_flags(FLAGS.t2t_usr_dir, FLAGS.registry_help)
     # Flags, names and the checkpoint first: a mistake is one line before any model work.
-    t2t_decoder.model_flags_from_folder(FLAGS.output_dir)
-    t2t_decoder.require_flags("problem", "model", "hparams_set")
+    source = t2t_decoder.model_flags_from_folder(
+        FLAGS.output_dir, must_hold_model=bool(FLAGS.output_dir and not FLAGS.checkpoint_path))
+    t2t_decoder.require_flags("problem", "model", "hparams_set", program="t2t-exporter")
     decode_hp = t2t_decoder.parse_decode_hparams(FLAGS.decode_hparams)
     registry.model(FLAGS.model)
     if FLAGS.export_format == "ctranslate2":
@@ -93,7 +94,7 @@ def main(argv):
                                                                 FLAGS.output_dir)
     t2t_decoder.check_trained_with(model_dir)
     random_seed.set_random_seed(FLAGS.random_seed)
-    hparams = t2t_decoder.hparams_from_flags()
+    hparams = t2t_decoder.hparams_from_flags(source)
     if FLAGS.export_as_tfhub:
         run_dir = os.path.expanduser(FLAGS.output_dir or os.path.dirname(checkpoint_path))
         export_dir = os.path.expanduser(FLAGS.export_dir or

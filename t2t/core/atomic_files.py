@@ -153,6 +153,57 @@ def remove_stale_temp_files(paths):
                 pass
 
 
+def commit_file(tmp, path):
+    """Rename the complete temporary file `tmp` to `path` (replacing it), durably.
+
+    For writers that keep their own temporary name (a download resumed across runs keeps
+    `<file>.incomplete`); `atomic_output_path` ends with the same step. Local files are
+    flushed to disk first and the rename is persisted; remote ones go through
+    `tf.io.gfile.rename`.
+
+        commit_file("/d/corpus.tgz.incomplete", "/d/corpus.tgz")   # -> "/d/corpus.tgz"
+    """
+    tmp, path = os.fspath(tmp), os.fspath(path)
+    if is_remote_path(path):
+        import tensorflow as tf
+        tf.io.gfile.rename(tmp, path, overwrite=True)
+        return path
+    tmp, path = local_path(tmp), local_path(path)
+    fsync_file(tmp)
+    os.replace(tmp, path)
+    fsync_dir(os.path.dirname(os.path.abspath(path)))
+    return path
+
+
+def move_into(path, directory):
+    """Move the file `path` into `directory` (created if missing) under its own name, or
+    `<name>.1`, `<name>.2`, ... when that is taken: nothing already there is overwritten.
+    Local or remote (`gs://`, ...); returns the new path.
+
+        move_into("/run/model.ckpt-600.index", "/run/broken_checkpoints")
+        # -> "/run/broken_checkpoints/model.ckpt-600.index" (".1" if one was there)
+    """
+    path, directory = os.fspath(path), os.fspath(directory)
+    remote = is_remote_path(directory)
+    if remote:
+        import tensorflow as tf
+        exists, rename = tf.io.gfile.exists, tf.io.gfile.rename
+    else:
+        path, directory = local_path(path), local_path(directory)
+        exists, rename = os.path.exists, os.rename
+    make_dirs(directory)
+    name = os.path.basename(path.rstrip("/"))
+    target = os.path.join(directory, name)
+    suffix = 1
+    while exists(target):
+        target = os.path.join(directory, "%s.%d" % (name, suffix))
+        suffix += 1
+    rename(path, target)
+    if not remote:
+        fsync_dir(directory)
+    return target
+
+
 @contextlib.contextmanager
 def atomic_output_path(path):
     """Yield a temporary path next to `path`; rename it to `path` if the block succeeds.
@@ -174,7 +225,7 @@ def atomic_output_path(path):
             _temp_prefix(path), uuid.uuid4().hex[:8], INCOMPLETE_SUFFIX))
         try:
             yield tmp
-            tf.io.gfile.rename(tmp, path, overwrite=True)
+            commit_file(tmp, path)
         except BaseException:
             remove_path(tmp)
             raise
@@ -183,15 +234,13 @@ def atomic_output_path(path):
     tmp = _new_local_temp(path)
     try:
         yield tmp
-        fsync_file(tmp)
-        os.replace(tmp, path)
+        commit_file(tmp, path)
     except BaseException:
         try:
             os.remove(tmp)
         except FileNotFoundError:
             pass
         raise
-    fsync_dir(os.path.dirname(os.path.abspath(path)))
 
 
 @contextlib.contextmanager

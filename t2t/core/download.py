@@ -171,10 +171,7 @@ def _download_with_retries(session, url, filepath, retries, backoff_seconds, tim
         except DownloadError:
             os.remove(partial_path)
             raise
-    atomic_files.fsync_file(partial_path)
-    os.replace(partial_path, filepath)
-    atomic_files.fsync_dir(os.path.dirname(os.path.abspath(filepath)))
-    return filepath
+    return atomic_files.commit_file(partial_path, filepath)
 
 
 def _copy_local(source, filepath):

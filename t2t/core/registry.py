@@ -69,7 +69,8 @@ class InvalidNameError(KeyError, ValueError):
 
 
 def closest_names(name: str, candidates, n: int = 5) -> List[str]:
-    """The registered names most like `name`: difflib matches, then prefix matches."""
+    """The names most like `name`: difflib matches, then prefix matches. The one home of
+    close-name suggestions (registries, flags, hparams, engines, weight types)."""
     candidates = sorted(candidates)
     close = difflib.get_close_matches(name, candidates, n=n, cutoff=0.5)
     if len(close) < n:

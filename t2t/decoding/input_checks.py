@@ -15,6 +15,8 @@ the model was trained on; each check ends in one line that names the input and t
 Every function works on plain Python values (no Estimator, no input_fn). These checks run
 before any model work; `t2t.decoding.decoding` uses them.
 """
+import math
+import numbers
 import os
 
 import tensorflow as tf
@@ -25,6 +27,28 @@ from t2t.encoders import text_encoder
 from t2t.model import model_hparams
 
 _CONVERT_HINT = "convert it to UTF-8, e.g. iconv -f latin1 -t utf-8"
+
+
+def check_search_settings(beam_size, alpha):
+    """Refuse a beam size or length penalty no search uses, in one line (UserError): the one
+    check of t2t-decoder's --decode_hparams (every engine), t2t-exporter's and t2t.load's.
+
+        check_search_settings(4, 0.6)     # fine
+        check_search_settings(0, 0.6)     # UserError: beam_size=0: give a whole number of
+                                          # hypotheses, 1 (greedy) or more
+        check_search_settings(4, -1)      # UserError: alpha=-1: give the length penalty's ...
+
+    T2T decoded greedily with a beam size below 1 and took a negative alpha (which favours
+    ever longer outputs).
+    """
+    if (isinstance(beam_size, bool) or not isinstance(beam_size, numbers.Real)
+            or not float(beam_size).is_integer() or beam_size < 1):
+        raise errors.UserError("beam_size=%r: give a whole number of hypotheses, 1 (greedy) "
+                               "or more" % (beam_size,))
+    if (isinstance(alpha, bool) or not isinstance(alpha, numbers.Real)
+            or not math.isfinite(alpha) or alpha < 0):
+        raise errors.UserError("alpha=%r: give the length penalty's exponent, 0 (none) or more "
+                               "(T2T's default: 0.6)" % (alpha,))
 
 
 def _not_utf8_reason(data, error):

@@ -15,6 +15,7 @@ import os
 from absl import logging
 
 from t2t.core import errors
+from t2t.core import registry
 from t2t.decoding import input_checks
 import t2t.inference.loading as loading
 import t2t.inference.tf_engines as tf_engines
@@ -27,10 +28,28 @@ __all__ = ["load", "TrainedModel", "Hypothesis", "ENGINES"]
 
 def _check_engine(engine):
     if engine is not None and engine not in ENGINES:
-        import difflib
-        close = difflib.get_close_matches(str(engine), ENGINES, n=1)
+        close = registry.closest_names(str(engine), ENGINES, n=1)
         raise errors.UserError("engine=%r: use %s%s" % (
             engine, " or ".join(ENGINES), "; did you mean %s?" % close[0] if close else ""))
+
+
+def _check_engine_for(source, engine, quantization):
+    """The engine and weight type `source` can be decoded with (one-line UserErrors)."""
+    if source.kind == "ctranslate2" and engine == "tensorflow":
+        raise errors.UserError("%s is a CTranslate2 export; load it with engine='ctranslate2' "
+                               "(its default), or load the training folder for "
+                               "engine='tensorflow'" % source.model_path)
+    if source.kind == "saved_model" and engine == "ctranslate2":
+        raise errors.UserError("%s is a SavedModel; for engine='ctranslate2' load the "
+                               "training folder or a CTranslate2 export" % source.model_path)
+    if quantization != "float32" and (source.kind == "saved_model" or (
+            source.kind == "checkpoint" and engine != "ctranslate2")):
+        raise errors.UserError("quantization=%r is for engine='ctranslate2'; the TensorFlow "
+                               "engine decodes the checkpoint's float32 weights" % (
+                                   quantization,))
+    if source.kind == "checkpoint" and engine == "ctranslate2":
+        from t2t.serving import ctranslate2_export
+        ctranslate2_export.check_quantization(quantization)
 
 
 def input_limit(hparams, max_input_size=None):
@@ -75,6 +94,7 @@ def load(path, checkpoint=None, engine=None, data_dir=None, quantization="float3
     """
     _check_engine(engine)
     source = loading.find_model(path, checkpoint=checkpoint, data_dir=data_dir)
+    _check_engine_for(source, engine, quantization)
     loading.import_user_code(source, t2t_usr_dir)
     hparams = loading.model_hparams_for(source)
     from t2t.model import model_hparams
@@ -86,9 +106,6 @@ def load(path, checkpoint=None, engine=None, data_dir=None, quantization="float3
                                    source.folder, source.assets.problem))
     settings = tf_engines.DecodeSettings()
     if source.kind == "saved_model":
-        if engine == "ctranslate2":
-            raise errors.UserError("%s is a SavedModel; for engine='ctranslate2' load the "
-                                   "training folder or a CTranslate2 export" % source.folder)
         eng = tf_engines.SavedModelEngine(source.model_path, source.assets.export_settings)
         settings = eng.settings
     elif source.kind == "ctranslate2" or engine == "ctranslate2":

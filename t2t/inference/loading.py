@@ -8,10 +8,16 @@ and the hparams and encoders that decode it.
 A training folder written by this t2t holds `t2t_model.json` and copies of its vocabulary
 files (`model.decoding_assets`); one written before that names its data_dir in `job.json`
 (or `flags.txt`), which must then still hold the vocabulary, or `data_dir=` is given.
+
+This module is the one reader of a model folder's files (t2t_model.json, job.json,
+flags.txt, hparams.json) for t2t.load, t2t-decoder and t2t-exporter:
+
+    record = read_model_folder("/train/m30k")      # never raises for a folder without them
+    record.assets.problem, record.saved_flags.get("model"), record.hparams_path
 """
 import dataclasses
 import os
-from typing import Optional
+from typing import FrozenSet, Mapping, Optional
 
 import tensorflow as tf
 
@@ -26,20 +32,52 @@ KINDS = ("checkpoint", "saved_model", "ctranslate2")
 
 
 @dataclasses.dataclass(frozen=True)
+class ModelFolder:
+    """What a folder records about the model it holds (`read_model_folder`).
+
+    `assets`: its t2t_model.json, else the names job.json or flags.txt give (None when it
+    names no model); `recorded_data_dir`: the data_dir the run recorded ("" if none);
+    `saved_flags`: flags.txt as {name: value}, `saved_switches` its booleans ("--name",
+    "--noname"); `hparams_path`: its hparams.json ("" if none).
+    """
+    folder: str
+    assets: Optional[decoding_assets.DecodingAssets] = None
+    recorded_data_dir: str = ""
+    saved_flags: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    saved_switches: FrozenSet[str] = frozenset()
+    hparams_path: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
 class ModelSource:
-    """A model found on disk.
+    """A model found on disk (`find_model`).
 
     `folder` holds `assets` (t2t_model.json, vocabularies) when there are any; `kind` is
     one of KINDS; `checkpoint_path` is the checkpoint prefix of a "checkpoint" source and
     `model_path` the SavedModel or CTranslate2 folder of the others; `data_dir` is where the
-    vocabularies are read.
+    vocabularies are read; `record` is everything the folder records (`ModelFolder`).
     """
     kind: str
-    folder: str
-    assets: decoding_assets.DecodingAssets
+    record: ModelFolder
     data_dir: str
     checkpoint_path: str = ""
     model_path: str = ""
+
+    @property
+    def folder(self):
+        return self.record.folder
+
+    @property
+    def assets(self) -> decoding_assets.DecodingAssets:
+        return self.record.assets
+
+    @property
+    def saved_flags(self):
+        return self.record.saved_flags
+
+    @property
+    def hparams_path(self):
+        return self.record.hparams_path
 
 
 def _is_saved_model(path):
@@ -58,23 +96,38 @@ def _newest_saved_model(export_dir):
     return os.path.join(export_dir, max(stamps, key=int)) if stamps else None
 
 
-def _assets_of_training_folder(folder):
-    """DecodingAssets from t2t_model.json, else from job.json or flags.txt (older runs)."""
+def read_model_folder(folder) -> ModelFolder:
+    """The `ModelFolder` of `folder`: t2t_model.json, else job.json or flags.txt (runs made
+    before t2t_model.json), and hparams.json. A folder that records nothing gives a
+    ModelFolder whose `assets` is None."""
+    folder = os.fspath(folder)
+    lines = trainer_lib.read_saved_flag_lines(folder)
+    saved = trainer_lib.read_saved_flags(folder) if lines else {}
+    hparams_path = os.path.join(folder, trainer_lib.HPARAMS_FILENAME)
+    record = dict(folder=folder, saved_flags=saved,
+                  saved_switches=frozenset(line for line in lines if "=" not in line),
+                  hparams_path=hparams_path if tf.io.gfile.exists(hparams_path) else "")
     assets = decoding_assets.read_decoding_assets(folder)
     job = runner.TrainingJob.load(folder)
     if assets is not None:
-        return assets, job.data_dir if job is not None else None
+        return ModelFolder(assets=assets, recorded_data_dir=(job.data_dir or "") if job
+                           else "", **record)
     if job is not None and job.problem_name:
-        return decoding_assets.DecodingAssets(
+        return ModelFolder(assets=decoding_assets.DecodingAssets(
             model=job.model_name, hparams_set=job.hparams_set, problem=job.problem_name,
-            hparams_overrides=job.hparams_overrides), job.data_dir
-    saved = trainer_lib.read_saved_flags(folder)
+            hparams_overrides=job.hparams_overrides), recorded_data_dir=job.data_dir or "",
+            **record)
     if all(saved.get(name) for name in ("model", "hparams_set", "problem")):
-        return decoding_assets.DecodingAssets(
+        return ModelFolder(assets=decoding_assets.DecodingAssets(
             model=saved["model"], hparams_set=saved["hparams_set"], problem=saved["problem"],
             hparams_overrides=saved.get("hparams", ""),
-            t2t_usr_dir=saved.get("t2t_usr_dir", "")), saved.get("data_dir")
-    return None, None
+            t2t_usr_dir=saved.get("t2t_usr_dir", "")),
+            recorded_data_dir=saved.get("data_dir") or "", **record)
+    return ModelFolder(**record)
+
+
+_WHAT_TO_GIVE = ("give a t2t-trainer --output_dir, a checkpoint, a SavedModel or a "
+                 "CTranslate2 export")
 
 
 def _no_model(path, detail):
@@ -132,9 +185,10 @@ def find_model(path, checkpoint=None, data_dir=None) -> ModelSource:
     path = os.path.abspath(os.path.expanduser(os.fspath(path)))
     if not os.path.exists(path) and tf.io.gfile.exists(path + ".index"):
         folder, checkpoint = os.path.dirname(path), path  # a checkpoint prefix
+    elif os.path.isfile(path):
+        raise errors.UserError("%s is a file, not a folder; %s" % (path, _WHAT_TO_GIVE))
     elif not os.path.isdir(path):
-        raise errors.UserError("%s does not exist; give a t2t-trainer --output_dir, a "
-                               "checkpoint, a SavedModel or a CTranslate2 export" % path)
+        raise errors.UserError("%s does not exist; %s" % (path, _WHAT_TO_GIVE))
     else:
         folder = path
     if os.path.isdir(folder) and not _is_saved_model(folder) and not _is_ctranslate2(folder):
@@ -149,14 +203,18 @@ def find_model(path, checkpoint=None, data_dir=None) -> ModelSource:
             if assets is None:
                 raise _no_model(folder, "a %s without t2t_model.json: export it with this "
                                 "t2t's t2t-exporter" % kind.replace("_", " "))
-            return ModelSource(kind=kind, folder=assets_folder, assets=assets,
+            hparams_path = os.path.join(assets_folder, trainer_lib.HPARAMS_FILENAME)
+            record = ModelFolder(folder=assets_folder, assets=assets, hparams_path=(
+                hparams_path if os.path.exists(hparams_path) else ""))
+            return ModelSource(kind=kind, record=record,
                                data_dir=_vocabulary_dir(assets_folder, assets, None, data_dir),
                                model_path=folder)
-    assets, recorded_data_dir = _assets_of_training_folder(folder)
-    if assets is None:
+    record = read_model_folder(folder)
+    if record.assets is None:
         raise _no_model(folder, "no t2t_model.json, job.json or flags.txt")
-    return ModelSource(kind="checkpoint", folder=folder, assets=assets,
-                       data_dir=_vocabulary_dir(folder, assets, recorded_data_dir, data_dir),
+    return ModelSource(kind="checkpoint", record=record,
+                       data_dir=_vocabulary_dir(folder, record.assets,
+                                                record.recorded_data_dir, data_dir),
                        checkpoint_path=_resolve_checkpoint(folder, checkpoint))
 
 
@@ -171,9 +229,7 @@ def model_hparams_for(source: ModelSource):
     """The model's hparams: its saved hparams.json (or the registered set and overrides),
     the problem attached with its vocabularies read from `source.data_dir`."""
     assets = source.assets
-    hparams_path = os.path.join(source.folder, trainer_lib.HPARAMS_FILENAME)
-    hparams = trainer_lib.create_hparams(
-        assets.hparams_set, "" if os.path.exists(hparams_path) else assets.hparams_overrides,
+    return trainer_lib.create_hparams(
+        assets.hparams_set, "" if source.hparams_path else assets.hparams_overrides,
         data_dir=source.data_dir, problem_name=assets.problem,
-        hparams_path=hparams_path if os.path.exists(hparams_path) else None)
-    return hparams
+        hparams_path=source.hparams_path or None)

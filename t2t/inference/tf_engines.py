@@ -22,6 +22,7 @@ from t2t.core import errors
 from t2t.core.modes import ModeKeys
 from t2t.core import registry
 from t2t.decoding import decoding
+from t2t.decoding import input_checks
 from t2t.decoding import predictor
 from t2t.encoders import text_encoder
 from t2t.model import model_hparams
@@ -40,8 +41,7 @@ class DecodeSettings:
     extra_length: int = 100
 
     def __post_init__(self):
-        if self.beam_size < 1:
-            raise errors.UserError("beam_size=%r: give 1 (greedy) or more" % self.beam_size)
+        input_checks.check_search_settings(self.beam_size, self.alpha)
         if not 1 <= self.nbest <= self.beam_size:
             raise errors.UserError("nbest=%r: give 1 to beam_size (%d) hypotheses" % (
                 self.nbest, self.beam_size))

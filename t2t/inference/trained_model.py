@@ -109,6 +109,8 @@ class TrainedModel:
 
     def _settings(self, beam_size, alpha, nbest, extra_length):
         base = self.default_settings
+        input_checks.check_search_settings(base.beam_size if beam_size is None else beam_size,
+                                           base.alpha if alpha is None else alpha)
         return tf_engines.DecodeSettings(
             beam_size=base.beam_size if beam_size is None else int(beam_size),
             alpha=base.alpha if alpha is None else float(alpha),

@@ -288,8 +288,7 @@ def transformer_spec(layout, checkpoint_path):
 
 
 def _quantization_error(quantization):
-    import difflib
-    close = difflib.get_close_matches(str(quantization), QUANTIZATIONS, n=2)
+    close = registry.closest_names(str(quantization), QUANTIZATIONS, n=2)
     return errors.UserError("--quantization=%s is not a CTranslate2 weight type; %suse one of "
                             "%s" % (quantization, "did you mean %s? " % " or ".join(close)
                                     if close else "", ", ".join(QUANTIZATIONS)))

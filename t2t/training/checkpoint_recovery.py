@@ -37,14 +37,8 @@ BROKEN_DIR = "broken_checkpoints"
 def _set_aside(model_dir, path):
     """Move every file of the checkpoint prefix `path` into <model_dir>/broken_checkpoints."""
     target_dir = os.path.join(model_dir, BROKEN_DIR)
-    tf.io.gfile.makedirs(target_dir)
     for name in sorted(tf.io.gfile.glob(path + ".*")):
-        target = os.path.join(target_dir, os.path.basename(name))
-        suffix = 1
-        while tf.io.gfile.exists(target):  # the same step broke before: keep both
-            target = os.path.join(target_dir, "%s.%d" % (os.path.basename(name), suffix))
-            suffix += 1
-        tf.io.gfile.rename(name, target)
+        atomic_files.move_into(name, target_dir)  # the same step broke before: keeps both
     return target_dir
 
 

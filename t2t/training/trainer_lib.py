@@ -219,18 +219,23 @@ def save_metadata(output_dir, hparams, flags_text=None, t2t_flags_text=None):
                   hparams.to_json(indent=0, sort_keys=True))
 
 
-def read_saved_flags(output_dir):
-    """{flag name: value} from `<output_dir>/flags.txt` ({} when there is none)."""
+def read_saved_flag_lines(output_dir):
+    """The lines of `<output_dir>/flags.txt`, stripped ([] when there is none); booleans are
+    saved as `--name` / `--noname`, other flags as `--name=value`."""
     path = os.path.join(output_dir, FLAGS_FILENAME)
     if not tf.io.gfile.exists(path):
-        return {}
-    saved = {}
+        return []
     with tf.io.gfile.GFile(path, "r") as flags_file:
-        for line in flags_file:
-            line = line.strip()
-            if line.startswith("--") and "=" in line:
-                name, value = line[2:].split("=", 1)
-                saved[name] = value
+        return [line.strip() for line in flags_file]
+
+
+def read_saved_flags(output_dir):
+    """{flag name: value} from `<output_dir>/flags.txt` ({} when there is none)."""
+    saved = {}
+    for line in read_saved_flag_lines(output_dir):
+        if line.startswith("--") and "=" in line:
+            name, value = line[2:].split("=", 1)
+            saved[name] = value
     return saved
 
 

@@ -58,3 +58,29 @@ def test_remote_temporary_file_is_hidden_from_a_readers_glob():
             raise RuntimeError("writer failed")
     assert not tf.io.gfile.exists(tmp)
     assert not tf.io.gfile.exists("ram://atomic_test/failed")
+
+
+def test_commit_file_replaces_the_target_and_leaves_no_temporary(tmp_path):
+    # The rename a resumable download ends with (its `<file>.incomplete` is its own name).
+    target, partial = tmp_path / "corpus.tgz", tmp_path / "corpus.tgz.incomplete"
+    target.write_text("old")
+    partial.write_text("new")
+    assert atomic_files.commit_file(str(partial), str(target)) == str(target)
+    assert target.read_text() == "new"
+    assert os.listdir(tmp_path) == ["corpus.tgz"]
+
+
+@pytest.mark.parametrize("root", ["local", "ram://atomic_move"])
+def test_move_into_keeps_a_file_already_there(tmp_path, root):
+    import tensorflow as tf
+    base = str(tmp_path) if root == "local" else root
+    aside = base + "/broken"
+    for text in ("first", "second"):
+        path = base + "/model.ckpt-6.index"
+        with tf.io.gfile.GFile(path, "w") as f:
+            f.write(text)
+        atomic_files.move_into(path, aside)
+        assert not tf.io.gfile.exists(path)
+    assert sorted(tf.io.gfile.listdir(aside)) == ["model.ckpt-6.index", "model.ckpt-6.index.1"]
+    assert tf.io.gfile.GFile(aside + "/model.ckpt-6.index").read() == "first"
+    assert tf.io.gfile.GFile(aside + "/model.ckpt-6.index.1").read() == "second"

@@ -98,6 +98,11 @@ def test_bad_inputs_are_one_line_errors_or_warnings(model, caplog):
     assert model.decode([b"ab"], beam_size=1) == ["AB"]
     with pytest.raises(errors.UserError, match="nbest=5: give 1 to beam_size"):
         model.decode(["ab"], beam_size=2, nbest=5)
+    for settings, message in (({"beam_size": 2.5}, "beam_size=2.5: give a whole number"),
+                              ({"beam_size": 0}, "beam_size=0: give a whole number"),
+                              ({"alpha": -1}, "alpha=-1: give the length penalty's exponent")):
+        with pytest.raises(errors.UserError, match=message):
+            model.decode(["ab"], **settings)
     with pytest.raises(errors.UserError, match="as many targets as inputs"):
         model.score(["ab"], ["AB", "CD"])
 
