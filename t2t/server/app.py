@@ -19,7 +19,6 @@ model not ready; 504 past --request_timeout.
 """
 import asyncio
 import dataclasses
-import difflib
 import json
 import time
 import urllib.parse
@@ -29,6 +28,7 @@ import fastapi
 import pydantic
 from fastapi import responses
 
+from t2t.core import registry
 import t2t.server.access as access
 import t2t.server.batching as batching
 import t2t.server.metrics as metrics_lib
@@ -180,7 +180,7 @@ class Service:
         if name is None:
             return next(iter(self.batchers.values()))
         if name not in self.batchers:
-            close = difflib.get_close_matches(name, list(self.batchers), n=3)
+            close = registry.closest_names(name, self.batchers, n=3)
             raise Failure(404, "no model %r; the models are %s%s" % (
                 name, ", ".join(self.batchers),
                 "; did you mean %s?" % " or ".join(close) if close else ""))

@@ -34,24 +34,44 @@ def folder(tmp_path_factory):
     return copy_as_training_folder(trained, str(tmp_path_factory.mktemp("serve_cli") / "train"))
 
 
-def test_bad_flags_are_one_line(tmp_path, capsys):
-    from absl import flags
-    from t2t.bin import t2t_serve
-    for args, message in (
-            ([], "give --model=PATH"),
-            (["--model=m=" + str(tmp_path / "nowhere")], "no such file or folder"),
-            (["--model=" + str(tmp_path), "--model=" + str(tmp_path)], "two models named"),
-            (["--model=" + str(tmp_path), "--engine=tensorflw"], "--engine=tensorflw: use"),
-            (["--model=" + str(tmp_path), "--api_keys=" + str(tmp_path / "keys.txt")],
-             "cannot be read")):
-        flags.FLAGS.unparse_flags()
-        with pytest.raises(SystemExit) as info:
+# Each case in one child process that has only t2t-serve's flags (in a test worker another
+# program's `--model`, a single string, may already be defined in absl's global FLAGS).
+_FLAG_CASES_CHILD = """
+import contextlib, io, json, sys
+from absl import flags
+from t2t.bin import t2t_serve
+results = []
+for args in json.loads(sys.argv[1]):
+    flags.FLAGS.unparse_flags()
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
             t2t_serve.console_main(["t2t-serve"] + args)
-        err = capsys.readouterr().err
-        assert info.value.code == 2, err
+            code = 0
+        except SystemExit as stop:
+            code = stop.code
+    results.append([code, err.getvalue()])
+print(json.dumps(results))
+"""
+
+
+def test_bad_flags_are_one_line(tmp_path):
+    import json
+    cases = (
+        ([], "give --model=PATH"),
+        (["--model=m=" + str(tmp_path / "nowhere")], "no such file or folder"),
+        (["--model=" + str(tmp_path), "--model=" + str(tmp_path)], "two models named"),
+        (["--model=" + str(tmp_path), "--engine=tensorflw"], "--engine=tensorflw: use"),
+        (["--model=" + str(tmp_path), "--api_keys=" + str(tmp_path / "keys.txt")],
+         "cannot be read"))
+    child = subprocess.run(
+        [sys.executable, "-c", _FLAG_CASES_CHILD, json.dumps([args for args, _ in cases])],
+        capture_output=True, text=True, env=ENV, timeout=300)
+    assert child.returncode == 0, child.stderr
+    for (code, err), (args, message) in zip(json.loads(child.stdout.splitlines()[-1]), cases):
+        assert code == 2, (args, err)
         assert err.strip().splitlines() == [err.strip()] and message in err, err
         assert err.startswith("t2t-serve: error: ")
-    flags.FLAGS.unparse_flags()
 
 
 def wait_ready(url, process, timeout=300):
