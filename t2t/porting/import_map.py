@@ -34,6 +34,8 @@ RULES = tuple((tuple(old.split(".")), tuple(new.split("."))) for old, new in LEF
      "t2t.models.research.universal_transformer_util"),
     ("tensor2tensor.models", "t2t.models"),
     ("tensor2tensor.bin", "t2t.bin"),
+    # T2T's serving/export.py was the exporter program (export.main).
+    ("tensor2tensor.serving.export", "t2t.bin.t2t_exporter"),
     ("tensor2tensor.serving", "t2t.serving"),
     ("tensor2tensor", "t2t"),
 ))

@@ -38,7 +38,11 @@ CASES = [
     ("from tensor2tensor import models  # registers them\n",
      "from t2t import models  # registers them\n"),
     ("from tensor2tensor.bin import t2t_trainer\n", "from t2t.bin import t2t_trainer\n"),
-    ("from tensor2tensor.serving import export\n", "from t2t.serving import export\n"),
+    # T2T's serving/export.py was the exporter program: t2t's is t2t.bin.t2t_exporter.
+    ("from tensor2tensor.serving import export\n",
+     "from t2t.bin import t2t_exporter as export\n"),
+    ("from tensor2tensor.serving import export, serving_utils\n",
+     "from t2t.bin import t2t_exporter as export; from t2t.serving import serving_utils\n"),
     ("from \\\n  tensor2tensor.utils import trainer_lib\n",
      "from \\\n  t2t.utils import trainer_lib\n"),
     ("def f():\n    import tensor2tensor.models.research.universal_transformer\n"
