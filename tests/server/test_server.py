@@ -5,7 +5,6 @@ One server for the module; its engine is wrapped (serve_testing.GatedEngine) so 
 hold batches to fill the queue, or make the engine fail (the last test).
 """
 import concurrent.futures
-import os
 import shutil
 import subprocess
 
@@ -285,13 +284,12 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install "
                     "chromium); the page's browser test needs it")
-def test_the_page_translates_in_headless_chromium(server, reference):
+def test_the_page_translates_in_headless_chromium(server, reference, tmp_path):
     # The page's own script reads ?q=, lists the models, POSTs /v1/translate and writes the
     # translation into the page; --dump-dom prints the page after its script ran.
     dom = subprocess.run(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--user-data-dir=" + os.path.join(os.environ.get("TMPDIR", "/tmp"),
-                                           "t2t-serve-chromium-%d" % os.getpid()),
+         "--user-data-dir=%s" % (tmp_path / "chromium"),
          "--virtual-time-budget=5000", "--dump-dom", server["url"] + "/?q=dcba"],
         capture_output=True, text=True, timeout=120).stdout
     assert '<pre id="output">%s</pre>' % reference.decode("dcba") in dom, dom[-2000:]
