@@ -15,6 +15,7 @@ from t2t.encoders import text_encoder
 from t2t.problems import glue
 from t2t.problems import problem  # noqa: F401  (T2T's module-level name)
 from t2t.problems import spaces
+from t2t.problems import text2text
 from t2t.problems import text2text as text_problems  # noqa: F401  (T2T's name for it)
 
 EOS = text_encoder.EOS
@@ -44,6 +45,6 @@ class Cola(glue.GlueClassProblem):
 
 
 @registry.register_problem
-class ColaCharacters(glue.CharactersMixin, Cola):
+class ColaCharacters(text2text.CharactersMixin, Cola):
     """Corpus of Linguistic Acceptability problems, character level."""
     CHARACTERS_TASK_ID = spaces.TaskID.COLA

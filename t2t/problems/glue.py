@@ -11,7 +11,7 @@ train and a dev file of tab-separated rows, class names listed in id order.
             for lineno, (_, s1, s2, label) in glue.tsv_rows(filename, 4):   # index, s1, s2, label
                 yield {"inputs": [s1, s2], "label": self.label_id(filename, lineno, label)}
 
-    class FooCharacters(glue.CharactersMixin, Foo):
+    class FooCharacters(text2text.CharactersMixin, Foo):
         CHARACTERS_TASK_ID = spaces.TaskID.EN_NLI
 
 A row that has not the columns its file should is an error naming the file and the line
@@ -131,18 +131,6 @@ class GlueClassProblem(text2text.Text2ClassProblem):
 class SentencePairProblem(GlueClassProblem, text2text.TextConcat2ClassProblem):
     """Two texts -> class: `{"inputs": [first, second], "label": id}`, encoded as T2T's
     `first $ second` (CONCAT_TOKEN between them) + [EOS]."""
-
-
-class CharactersMixin:
-    """The character-level variant: bytes instead of subwords, `CHARACTERS_TASK_ID` (T2T's)."""
-    CHARACTERS_TASK_ID = None
-
-    @property
-    def vocab_type(self):
-        return text2text.VocabType.CHARACTER
-
-    def global_task_id(self):
-        return self.CHARACTERS_TASK_ID
 
 
 class IndexedPairProblem(SentencePairProblem):

@@ -24,6 +24,7 @@ from t2t.encoders import text_encoder
 from t2t.problems import glue
 from t2t.problems import problem  # noqa: F401  (T2T's module-level name)
 from t2t.problems import spaces
+from t2t.problems import text2text
 from t2t.problems import text2text as text_problems  # noqa: F401  (T2T's name for it)
 
 EOS = text_encoder.EOS
@@ -88,6 +89,6 @@ class MSRParaphraseCorpus(glue.SentencePairProblem):
 
 
 @registry.register_problem
-class MSRParaphraseCorpusCharacters(glue.CharactersMixin, MSRParaphraseCorpus):
+class MSRParaphraseCorpusCharacters(text2text.CharactersMixin, MSRParaphraseCorpus):
     """MSR Paraphrase Identification problems, character level."""
     CHARACTERS_TASK_ID = spaces.TaskID.EN_SIM

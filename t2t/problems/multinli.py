@@ -108,7 +108,7 @@ class MultiNLIText2textMulti64kPacked1k(wiki_lm.Multi64kPacked1kMixin, MultiNLIT
 
 
 @registry.register_problem
-class MultiNLICharacters(glue.CharactersMixin, MultiNLI):
+class MultiNLICharacters(text2text.CharactersMixin, MultiNLI):
     """MultiNLI classification problems, character level."""
     CHARACTERS_TASK_ID = spaces.TaskID.THREE_CL_NLI
 

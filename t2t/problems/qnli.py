@@ -14,6 +14,7 @@ from t2t.encoders import text_encoder
 from t2t.problems import glue
 from t2t.problems import problem  # noqa: F401  (T2T's module-level name)
 from t2t.problems import spaces
+from t2t.problems import text2text
 from t2t.problems import text2text as text_problems  # noqa: F401  (T2T's name for it)
 
 EOS = text_encoder.EOS
@@ -39,6 +40,6 @@ class QuestionNLI(glue.IndexedPairProblem):
 
 
 @registry.register_problem
-class QuestionNLICharacters(glue.CharactersMixin, QuestionNLI):
+class QuestionNLICharacters(text2text.CharactersMixin, QuestionNLI):
     """Question-Answering NLI classification problems, character level."""
     CHARACTERS_TASK_ID = spaces.TaskID.EN_NLI

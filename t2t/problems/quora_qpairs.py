@@ -20,6 +20,7 @@ from t2t.encoders import text_encoder
 from t2t.problems import glue
 from t2t.problems import problem  # noqa: F401  (T2T's module-level name)
 from t2t.problems import spaces
+from t2t.problems import text2text
 from t2t.problems import text2text as text_problems  # noqa: F401  (T2T's name for it)
 
 EOS = text_encoder.EOS
@@ -61,6 +62,6 @@ class QuoraQuestionPairs(glue.SentencePairProblem):
 
 
 @registry.register_problem
-class QuoraQuestionPairsCharacters(glue.CharactersMixin, QuoraQuestionPairs):
+class QuoraQuestionPairsCharacters(text2text.CharactersMixin, QuoraQuestionPairs):
     """Quora duplicate question pairs classification problems, character level."""
     CHARACTERS_TASK_ID = spaces.TaskID.EN_SIM

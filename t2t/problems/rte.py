@@ -15,6 +15,7 @@ from t2t.encoders import text_encoder
 from t2t.problems import glue
 from t2t.problems import problem  # noqa: F401  (T2T's module-level name)
 from t2t.problems import spaces
+from t2t.problems import text2text
 from t2t.problems import text2text as text_problems  # noqa: F401  (T2T's name for it)
 
 EOS = text_encoder.EOS
@@ -40,6 +41,6 @@ class RTE(glue.IndexedPairProblem):
 
 
 @registry.register_problem
-class RTECharacters(glue.CharactersMixin, RTE):
+class RTECharacters(text2text.CharactersMixin, RTE):
     """Recognizing Textual Entailment classification problems, character level."""
     CHARACTERS_TASK_ID = spaces.TaskID.EN_NLI

@@ -17,6 +17,7 @@ from t2t.problems import glue
 from t2t.problems import lm1b
 from t2t.problems import problem  # noqa: F401  (T2T's module-level name)
 from t2t.problems import spaces
+from t2t.problems import text2text
 from t2t.problems import text2text as text_problems  # noqa: F401  (T2T's name for it)
 
 EOS = text_encoder.EOS
@@ -47,7 +48,7 @@ class SciTail(glue.SentencePairProblem):
 
 
 @registry.register_problem
-class SciTailCharacters(glue.CharactersMixin, SciTail):
+class SciTailCharacters(text2text.CharactersMixin, SciTail):
     """SciTail classification problems, character level."""
     CHARACTERS_TASK_ID = spaces.TaskID.EN_NLI
 

@@ -31,12 +31,6 @@ class BinarySentimentProblem(text2text.Text2ClassProblem):
         return ["neg", "pos"]
 
 
-class CharacterSentimentMixin:
+class CharacterSentimentMixin(text2text.CharactersMixin):
     """The character-level variant: bytes instead of subwords, T2T's EN_CHR_SENT task id."""
-
-    @property
-    def vocab_type(self):
-        return text2text.VocabType.CHARACTER
-
-    def global_task_id(self):
-        return spaces.TaskID.EN_CHR_SENT
+    CHARACTERS_TASK_ID = spaces.TaskID.EN_CHR_SENT

@@ -20,6 +20,7 @@ from t2t.problems import glue
 from t2t.problems import lm1b
 from t2t.problems import problem  # noqa: F401  (T2T's module-level name)
 from t2t.problems import spaces
+from t2t.problems import text2text
 from t2t.problems import text2text as text_problems  # noqa: F401  (T2T's name for it)
 from t2t.problems import wiki_lm
 
@@ -50,7 +51,7 @@ class StanfordNLI(glue.SentencePairProblem):
 
 
 @registry.register_problem
-class StanfordNLICharacters(glue.CharactersMixin, StanfordNLI):
+class StanfordNLICharacters(text2text.CharactersMixin, StanfordNLI):
     """StanfordNLI classification problems, character level."""
     CHARACTERS_TASK_ID = spaces.TaskID.THREE_CL_NLI
 

@@ -774,3 +774,20 @@ class ChoppedTextProblem(Text2SelfProblem):
 
     def eval_metrics(self):
         return ["accuracy", "neg_log_perplexity"]
+
+
+class CharactersMixin:
+    """The character-level variant of a problem: bytes instead of subwords, and T2T's task
+    id for it (`CHARACTERS_TASK_ID`).
+
+        class FooCharacters(text2text.CharactersMixin, Foo):
+            CHARACTERS_TASK_ID = spaces.TaskID.EN_NLI
+    """
+    CHARACTERS_TASK_ID = None
+
+    @property
+    def vocab_type(self):
+        return VocabType.CHARACTER
+
+    def global_task_id(self):
+        return self.CHARACTERS_TASK_ID

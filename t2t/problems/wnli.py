@@ -16,6 +16,7 @@ from t2t.encoders import text_encoder
 from t2t.problems import glue
 from t2t.problems import problem  # noqa: F401  (T2T's module-level name)
 from t2t.problems import spaces
+from t2t.problems import text2text
 from t2t.problems import text2text as text_problems  # noqa: F401  (T2T's name for it)
 
 EOS = text_encoder.EOS
@@ -49,6 +50,6 @@ class WinogradNLI(glue.IndexedPairProblem):
 
 
 @registry.register_problem
-class WinogradNLICharacters(glue.CharactersMixin, WinogradNLI):
+class WinogradNLICharacters(text2text.CharactersMixin, WinogradNLI):
     """Winograd NLI classification problems, character level."""
     CHARACTERS_TASK_ID = spaces.TaskID.EN_NLI

@@ -2,6 +2,7 @@
 connections, lets the requests in flight finish within `drain_seconds`, then the engines
 finish what they hold and the process exits 0; a second signal exits at once (code 1).
 """
+import contextlib
 import os
 import signal
 import sys
@@ -21,12 +22,7 @@ class DrainingServer(uvicorn.Server):
         super().__init__(config)
         self.service = service
 
-    def install_signal_handlers(self):  # uvicorn < 0.29
-        pass
-
     def capture_signals(self):
-        import contextlib
-
         @contextlib.contextmanager
         def handled():
             if threading.current_thread() is not threading.main_thread():
