@@ -39,6 +39,7 @@ LAYERS = [
     "datagen",     # t2t-datagen's library
     "serving",     # SavedModel and CTranslate2 export, in-graph vocabularies
     "inference",   # t2t.load: trained models from Python (TensorFlow or CTranslate2 engines)
+    "visualization",  # attention views of a Transformer (notebook, page)
     "seqio_training",  # t2t models on SeqIO: T2T problems as tasks, TaskProblem, predict/score
     "hub",         # TF Hub text SavedModels (preprocessor, encoder, embedding)
     "porting",     # t2t-port: T2T 1.x code to t2t (imports, TF 1.x calls, missing names)

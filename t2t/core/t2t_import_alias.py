@@ -10,6 +10,7 @@ Installed when a `--t2t_usr_dir` is imported (the programs, `t2t.load`), or by c
     tensor2tensor.models.research.X   -> t2t.models.research.X, else t2t.models.X
     tensor2tensor.bin.X               -> t2t.bin.X
     tensor2tensor.serving.X           -> t2t.serving.X
+    tensor2tensor.visualization.X     -> t2t.visualization.X
     tensor2tensor.problems            -> t2t.problems.all_problems (problem(name), available())
     tensor2tensor.data_generators.librispeech (and T2T's other audio modules, `LEFT_OUT`)
                                       -> a stand-in that imports; using a name of it fails
@@ -42,6 +43,7 @@ PACKAGES = {
     "models": ("t2t.models", "t2t.models.research"),  # T2T moved some models to research/
     "bin": ("t2t.bin",),
     "serving": ("t2t.serving",),
+    "visualization": ("t2t.visualization",),
 }
 # T2T's modules directly under tensor2tensor/.
 MODULES = {"problems": "t2t.problems.all_problems"}
