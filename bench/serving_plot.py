@@ -1,4 +1,5 @@
-"""Latency against throughput of bench_serving's runs: `python serving_plot.py serving.json out.png`.
+"""Latency against throughput of bench_serving's runs: `python serving_plot.py serving.json out.png`
+(and docs/serving.md's table of them, printed).
 
 One line per run (engine and weight type) through its concurrency levels: x the served
 translations per second, y the latency (p50 solid with the clients beside each point, p99
@@ -13,8 +14,8 @@ import sys
 from PIL import Image, ImageDraw, ImageFont
 
 COLOURS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (148, 103, 189), (255, 127, 14)]
-WIDTH, HEIGHT = 1000, 640
-LEFT, RIGHT, TOP, BOTTOM = 90, 250, 50, 70
+WIDTH, HEIGHT = 1120, 640
+LEFT, RIGHT, TOP, BOTTOM = 90, 330, 50, 70
 
 
 def nice_step(span, ticks=6):
@@ -98,10 +99,37 @@ def plot(runs, out):
     image.save(out)
 
 
+def table(runs):
+    """docs/serving.md's table: a row per run and concurrency level (and overload)."""
+    lines = ["| run | offline sentences/s | direct 1 sentence p50 ms | clients | served "
+             "requests/s | vs offline | tokens/s | p50 / p95 / p99 ms | mean batch | answers |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for run in runs:
+        off = run["offline"]
+        rows = run["served"] + ([dict(run["overload"], overload=True)]
+                                if run.get("overload") else [])
+        if not rows:
+            lines.append("| %s | %.1f | %.0f | offline only | | | | | | |" % (
+                run["label"], off["sentences_per_second"], off["single_sentence_p50_ms"]))
+        for level in rows:
+            latency = " / ".join("%.0f" % level[k] if level[k] is not None else "-"
+                                 for k in ("p50_ms", "p95_ms", "p99_ms"))
+            clients = "%d%s" % (level["clients"], " (queue %d)" % level["max_queue"]
+                                if level.get("overload") else "")
+            lines.append("| %s | %.1f | %.0f | %s | %.1f | %.0f%% | %.0f | %s | %.1f | %s |" % (
+                run["label"], off["sentences_per_second"], off["single_sentence_p50_ms"],
+                clients, level["requests_per_second"],
+                100 * level["translations_per_second"] / off["sentences_per_second"],
+                level["tokens_per_second"], latency, level["mean_batch_size"],
+                ", ".join("%s %s" % kv for kv in sorted(level["codes"].items()))))
+    return "\n".join(lines)
+
+
 def main():
     with open(sys.argv[1], encoding="utf-8") as handle:
-        runs = [r for r in json.load(handle)["runs"] if r.get("label") and r["served"]]
-    plot(runs, sys.argv[2])
+        runs = [r for r in json.load(handle)["runs"] if r.get("label")]
+    print(table(runs))
+    plot([r for r in runs if r["served"]], sys.argv[2])
 
 
 if __name__ == "__main__":
