@@ -5,15 +5,21 @@ concurrency level N in `--clients`, N client threads each send `--requests` one-
 requests (bounded: N x M requests in all, sentences taken in turn from `--sentences`) to
 POST /v1/translate and time each answer. Per level: requests/s, generated tokens/s (the
 server's t2t_serve_tokens_out_total over the level's wall time), p50/p95/p99 latency, the
-mean batch size (t2t_serve_batch_size), and the answers that were not 200 (429/504 count as
-answered: no request goes without an answer). Beside it, in this process, the same model
-with the same engine offline: `t2t.load(...).decode` of all the sentences in batches of
-`--max_batch_size` (sentences/s, tokens/s), and of one sentence at a time (p50 latency).
+mean batch size (t2t_serve_batch_size), why batches closed (t2t_serve_batches_closed_total)
+and the answers that were not 200 (429/504 count as answered: no request goes without an
+answer; a request with no answer at all counts under "none"). `--overload_clients` adds a
+run against a server whose queue holds only `--overload_queue` texts: every request must
+get its translation or a 429/504. Beside it, in this process, the same model with the same
+engine offline: `t2t.load(...).decode` of the sentences in batches of `--max_batch_size`
+(sentences/s, tokens/s), and of one sentence at a time (p50 latency: the direct call the
+1-client latency is held against). The JSON records the CPU's vector flags (AVX-512, VNNI,
+AMX), which decide what CTranslate2's int8 gains.
 
     python bench/bench_serving.py --model=~/t2t_train/m30k --sentences=test_2016_flickr.en
     python bench/bench_serving.py --model=/tmp/tiny/train --clients=1,8 --requests=20 --out=
-    # adds its run to bench/results/serving.json (--out; one run per model and engine) and
-    # prints the table
+    python bench/bench_serving.py --model=ct2-int8_float32 --clients= ...   # offline only
+    # adds its run to bench/results/serving.json (--out; one run per --label) and prints
+    # the table
 """
 import argparse
 import concurrent.futures
@@ -52,8 +58,43 @@ def metric_sum(text, name):
     return total
 
 
+def metric_by_label(text, name, label):
+    """{value of `label`: the sum of `name`'s samples with it}."""
+    totals = {}
+    for line in text.splitlines():
+        sample, _, value = line.rpartition(" ")
+        if line.startswith("#") or sample.partition("{")[0] != name:
+            continue
+        key = sample.partition(label + '="')[2].partition('"')[0]
+        totals[key] = totals.get(key, 0.0) + float(value)
+    return totals
+
+
+CPU_FLAGS = ("avx2", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "avx512_bf16",
+             "amx_tile", "amx_int8", "amx_bf16")
+
+
+def machine():
+    """The CPU (model name, vector flags that CTranslate2's kernels use) and Python."""
+    name, flags = platform.processor(), set()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name":
+                    name = value.strip()
+                elif key.strip() == "flags":
+                    flags = set(value.split())
+                    break
+    except OSError:
+        pass
+    return {"cpus": os.cpu_count(), "cpu": name, "python": platform.python_version(),
+            "cpu_flags": {flag: flag in flags for flag in CPU_FLAGS}}
+
+
 def offline(args, sentences):
     import t2t
+    sentences = sentences[:args.offline_count] if args.offline_count else sentences
     with t2t.load(args.model, engine=args.engine, quantization=args.quantization,
                   threads=args.threads) as model:
         model.decode(sentences[:args.max_batch_size], beam_size=args.beam_size)  # warm up
@@ -78,15 +119,19 @@ def load_level(httpx, url, sentences, clients, requests, beam_size):
     before = httpx.get(url + "/metrics").text
 
     def client(number):
-        with httpx.Client(timeout=120) as session:
+        with httpx.Client(timeout=300) as session:
             for index in range(requests):
                 sentence = sentences[(number * requests + index) % len(sentences)]
                 started = time.perf_counter()
-                answer = session.post(url + "/v1/translate",
-                                      json={"inputs": sentence, "beam_size": beam_size})
+                try:
+                    code = session.post(url + "/v1/translate", json={
+                        "inputs": sentence, "beam_size": beam_size}).status_code
+                except httpx.HTTPError:
+                    code = "none"  # no answer at all: what must never happen
                 with lock:
-                    latencies.append(time.perf_counter() - started)
-                    codes[answer.status_code] = codes.get(answer.status_code, 0) + 1
+                    if code == 200:
+                        latencies.append(time.perf_counter() - started)
+                    codes[code] = codes.get(code, 0) + 1
 
     started = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(clients) as pool:
@@ -98,36 +143,114 @@ def load_level(httpx, url, sentences, clients, requests, beam_size):
         return metric_sum(after, name) - metric_sum(before, name)
 
     batches = delta("t2t_serve_batch_size_count")
+    closed_before = metric_by_label(before, "t2t_serve_batches_closed_total", "closed")
+    closed = {why: int(count - closed_before.get(why, 0)) for why, count in
+              metric_by_label(after, "t2t_serve_batches_closed_total", "closed").items()}
+    ok = codes.get(200, 0)
     return {"clients": clients, "requests": clients * requests,
-            "answered": sum(codes.values()), "codes": {str(k): v for k, v in codes.items()},
+            "answered": sum(n for c, n in codes.items() if c != "none"),
+            "codes": {str(k): v for k, v in codes.items()},
             "requests_per_second": clients * requests / seconds,
+            "translations_per_second": ok / seconds,
             "tokens_per_second": delta("t2t_serve_tokens_out_total") / seconds,
-            "p50_ms": 1000 * percentile(latencies, 50), "p95_ms": 1000 * percentile(latencies, 95),
-            "p99_ms": 1000 * percentile(latencies, 99),
+            "p50_ms": 1000 * percentile(latencies, 50) if latencies else None,
+            "p95_ms": 1000 * percentile(latencies, 95) if latencies else None,
+            "p99_ms": 1000 * percentile(latencies, 99) if latencies else None,
+            "batches_closed": closed,
             "mean_batch_size": delta("t2t_serve_batch_size_sum") / batches if batches else 0,
             "mean_batch_engine_ms": 1000 * delta("t2t_serve_batch_seconds_sum") / batches
             if batches else 0}
 
 
+def start_server(args, max_queue):
+    """A t2t-serve process serving `args.model` as "bench", once ready: (process, URL)."""
+    import httpx
+    port = free_port()
+    url = "http://127.0.0.1:%d" % port
+    command = [sys.executable, "-m", "t2t.bin.t2t_serve", "--model=bench=" + args.model,
+               "--port=%d" % port, "--threads=%d" % args.threads,
+               "--quantization=" + args.quantization,
+               "--max_batch_size=%d" % args.max_batch_size,
+               "--max_wait_ms=%g" % args.max_wait_ms, "--max_queue=%d" % max_queue,
+               "--request_timeout=%g" % args.request_timeout]
+    if args.engine:
+        command.append("--engine=" + args.engine)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [ROOT] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 600
+    while True:
+        try:
+            if httpx.get(url + "/ready", timeout=5).status_code == 200:
+                return server, url
+        except httpx.TransportError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            sys.exit("t2t-serve did not get ready: %s" % " ".join(command))
+        time.sleep(0.2)
+
+
+def serve_levels(args, sentences, levels, max_queue):
+    import httpx
+    server, url = start_server(args, max_queue)
+    try:
+        httpx.post(url + "/v1/translate", json={"inputs": sentences[:4],
+                                                "beam_size": args.beam_size}, timeout=600)
+        results = []
+        for clients in levels:
+            requests = args.requests
+            if args.total_requests:  # about this many a level, at least 2 per client
+                requests = max(2, -(-args.total_requests // clients))
+            results.append(load_level(httpx, url, sentences, clients, requests,
+                                      args.beam_size))
+            print("  %d clients done: %s" % (clients, results[-1]["codes"]), flush=True)
+        return results
+    finally:
+        server.terminate()
+        server.wait(120)
+
+
+def export_quantization(path):
+    """The weight type of a CTranslate2 export (its t2t_model.json), else None."""
+    try:
+        with open(os.path.join(os.path.expanduser(path), "t2t_model.json"),
+                  encoding="utf-8") as handle:
+            return json.load(handle).get("export_settings", {}).get("quantization")
+    except (OSError, ValueError):
+        return None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", required=True)
+    parser.add_argument("--label", default=None, help="the run's name in the JSON (default: "
+                        "the model's path and engine); a run replaces the one of its label")
     parser.add_argument("--engine", default=None)
     parser.add_argument("--quantization", default="float32")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--sentences", default=None, help="one sentence a line (default: "
                         "made-up words for the tests' character model)")
-    parser.add_argument("--clients", default="1,8,32")
+    parser.add_argument("--clients", default="1,8,32", help="concurrency levels (empty: "
+                        "offline only)")
     parser.add_argument("--requests", type=int, default=50, help="requests per client")
+    parser.add_argument("--total_requests", type=int, default=0, help="instead: about this "
+                        "many requests per level, shared by its clients (at least 2 each)")
+    parser.add_argument("--overload_clients", type=int, default=0, help="then this many "
+                        "clients against a server with --max_queue=--overload_queue")
+    parser.add_argument("--overload_queue", type=int, default=8)
+    parser.add_argument("--request_timeout", type=float, default=30.0)
     parser.add_argument("--beam_size", type=int, default=4)
     parser.add_argument("--max_batch_size", type=int, default=32)
     parser.add_argument("--max_wait_ms", type=float, default=5.0)
     parser.add_argument("--single_count", type=int, default=50)
+    parser.add_argument("--offline_count", type=int, default=0, help="sentences decoded "
+                        "offline (0: all)")
     parser.add_argument("--note", default="", help="what the model is (kept in the JSON)")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results",
                                                       "serving.json"))
     args = parser.parse_args()
-    import httpx
     if args.sentences:
         with open(args.sentences, encoding="utf-8") as handle:
             sentences = [line.strip() for line in handle if line.strip()]
@@ -136,62 +259,46 @@ def main():
         rng = random.Random(1)
         sentences = ["".join(rng.choice("abcd") for _ in range(rng.randint(1, 5)))
                      for _ in range(500)]
-    port = free_port()
-    url = "http://127.0.0.1:%d" % port
-    command = [sys.executable, "-m", "t2t.bin.t2t_serve", "--model=bench=" + args.model,
-               "--port=%d" % port, "--threads=%d" % args.threads,
-               "--quantization=" + args.quantization,
-               "--max_batch_size=%d" % args.max_batch_size,
-               "--max_wait_ms=%g" % args.max_wait_ms, "--max_queue=100000"]
-    if args.engine:
-        command.append("--engine=" + args.engine)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [ROOT] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
-    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 600
-        while True:
-            try:
-                if httpx.get(url + "/ready", timeout=5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                sys.exit("t2t-serve did not get ready: %s" % " ".join(command))
-            time.sleep(0.2)
-        httpx.post(url + "/v1/translate", json={"inputs": sentences[:4],
-                                                "beam_size": args.beam_size}, timeout=600)
-        levels = [load_level(httpx, url, sentences, int(c), args.requests, args.beam_size)
-                  for c in args.clients.split(",")]
-    finally:
-        server.terminate()
-        server.wait(120)
+    levels = [int(c) for c in args.clients.split(",") if c.strip()]
+    served = serve_levels(args, sentences, levels, 100000) if levels else []
+    overload = None
+    if args.overload_clients:
+        overload = serve_levels(args, sentences, [args.overload_clients],
+                                args.overload_queue)[0]
+        overload["max_queue"] = args.overload_queue
+        overload["request_timeout"] = args.request_timeout
     direct = offline(args, sentences)
-    result = {"model": args.model, "note": args.note, "engine": direct["engine"], "beam_size": args.beam_size,
-              "max_batch_size": args.max_batch_size, "max_wait_ms": args.max_wait_ms,
-              "threads": args.threads, "offline": direct, "served": levels,
-              "machine": {"cpus": os.cpu_count(), "python": platform.python_version()}}
-    print("offline: %.1f sentences/s, %.0f tokens/s; one sentence p50 %.1f ms" % (
-        direct["sentences_per_second"], direct["tokens_per_second"],
+    quantization = export_quantization(args.model) or (
+        args.quantization if direct["engine"] == "ctranslate2" else "float32")
+    label = args.label or "%s %s" % (args.model, direct["engine"])
+    result = {"label": label, "model": args.model, "note": args.note,
+              "engine": direct["engine"], "quantization": quantization,
+              "beam_size": args.beam_size, "max_batch_size": args.max_batch_size,
+              "max_wait_ms": args.max_wait_ms, "threads": args.threads, "offline": direct,
+              "served": served, "overload": overload, "machine": machine()}
+    print("%s: offline %.1f sentences/s, %.0f tokens/s; one sentence p50 %.1f ms" % (
+        label, direct["sentences_per_second"], direct["tokens_per_second"],
         direct["single_sentence_p50_ms"]))
     print("clients  req/s  tokens/s  vs offline  p50 ms  p95 ms  p99 ms  batch  engine ms  "
           "codes")
-    for level in levels:
-        print("%7d %6.1f %9.0f %10.0f%% %7.1f %7.1f %7.1f %6.1f %10.1f  %s" % (
+    for level in served + ([overload] if overload else []):
+        print("%7d %6.1f %9.0f %10.0f%% %7s %7s %7s %6.1f %10.1f  %s %s" % (
             level["clients"], level["requests_per_second"], level["tokens_per_second"],
-            100 * level["requests_per_second"] / direct["sentences_per_second"],
-            level["p50_ms"], level["p95_ms"], level["p99_ms"], level["mean_batch_size"],
-            level["mean_batch_engine_ms"], level["codes"]))
-    if args.out:  # {"runs": [...]}: this run replaces the one of the same model and engine
+            100 * level["translations_per_second"] / direct["sentences_per_second"],
+            *["%.1f" % level[k] if level[k] is not None else "-"
+              for k in ("p50_ms", "p95_ms", "p99_ms")],
+            level["mean_batch_size"], level["mean_batch_engine_ms"], level["codes"],
+            level["batches_closed"]))
+    if args.out:  # {"runs": [...]}: this run replaces the one of the same label
         from t2t.core import atomic_files
-        runs = []
+        results = {"runs": []}
         if os.path.exists(args.out):
             with open(args.out, encoding="utf-8") as handle:
-                runs = json.load(handle).get("runs", [])
-        runs = [r for r in runs if (r["model"], r["engine"]) != (args.model, result["engine"])]
+                results = json.load(handle)
+        results["runs"] = [r for r in results.get("runs", []) if r.get("label") != label]
+        results["runs"].append(result)
         with atomic_files.atomic_write(args.out, "w") as handle:
-            json.dump({"runs": runs + [result]}, handle, indent=1)
+            json.dump(results, handle, indent=1)
             handle.write("\n")
 
 

@@ -90,6 +90,11 @@ def main(argv):
     except ImportError as error:
         raise errors.UserError("t2t-serve needs the serve extra (%s): pip install "
                                "'t2t-toolkit[serve]'" % error.name) from None
+    # CTranslate2's OpenMP threads spin (busy-wait) after each batch by default, taking the
+    # cores the event loop and the next requests need: between a server's batches they
+    # should sleep (measured in docs/serving.md). Set before any engine loads
+    # libgomp; an OMP_WAIT_POLICY of the user's is kept.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import t2t
 
     def loader(path):

@@ -152,11 +152,13 @@ class Service:
         self.config = config
         self.metrics = metrics
         self.access = access.Access(config.api_keys, config.key_requests_per_minute)
+        self.traffic = batching.Traffic()
         self.batchers = {
             name: batching.Batcher(name, load, max_batch_size=config.max_batch_size,
                                    max_batch_tokens=config.max_batch_tokens,
                                    max_wait_ms=config.max_wait_ms,
-                                   max_queue=config.max_queue, metrics=metrics)
+                                   max_queue=config.max_queue, metrics=metrics,
+                                   traffic=self.traffic)
             for name, load in loaders.items()}
         self.draining = False
 
@@ -279,17 +281,26 @@ ENDPOINTS = ("/v1/translate", "/translate", "/languages", "/v1/models", "/health
              "/metrics", "/")
 
 
-class _Counted:
-    """ASGI middleware counting each answer by endpoint and status code, with its latency."""
+TRANSLATING = ("/v1/translate", "/translate")
 
-    def __init__(self, app, metrics):
+
+class _Counted:
+    """ASGI middleware counting each answer by endpoint and status code, with its latency,
+    and the translation requests in flight (`batching.Traffic`: from arrival to answer)."""
+
+    def __init__(self, app, metrics, traffic):
         self.app = app
         self.metrics = metrics
+        self.traffic = traffic
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         started, status = time.monotonic(), [500]
+        translating = scope["path"] in TRANSLATING
+        if translating:
+            self.traffic.arrived()
+            self.metrics.in_flight.inc()
 
         async def sending(message):
             if message["type"] == "http.response.start":
@@ -301,6 +312,9 @@ class _Counted:
         finally:
             path = scope["path"] if scope["path"] in ENDPOINTS else "other"
             self.metrics.answered(path, status[0], time.monotonic() - started)
+            if translating:
+                self.metrics.in_flight.dec()
+                self.traffic.answered()
 
 
 def create_app(loaders, config=None, title="t2t-serve"):
@@ -318,7 +332,7 @@ def create_app(loaders, config=None, title="t2t-serve"):
     app = fastapi.FastAPI(title=title, lifespan=lifespan, description=__doc__.split("\n")[0])
     app.state.service = service
 
-    app.add_middleware(_Counted, metrics=metrics)
+    app.add_middleware(_Counted, metrics=metrics, traffic=service.traffic)
 
     def error(status, message, headers=None):
         return responses.JSONResponse({"error": _one_line(message)}, status_code=status,

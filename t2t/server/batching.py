@@ -4,7 +4,9 @@ Requests hand their texts to the model's `Batcher` (`submit`) and await the `Job
 on the event loop; the model's thread takes texts from the queue into batches and decodes
 them with `TrainedModel.decode` (which sorts a batch by length), off the event loop. A batch
 closes when it holds `max_batch_size` texts or `max_batch_tokens` input ids, or
-`max_wait_ms` after its first text was queued, whichever comes first. Texts with different
+`max_wait_ms` after its first text was queued, or as soon as every request the server is
+handling has its texts queued (`Traffic`: no company is on its way, so a lone client is
+never held for `max_wait_ms`), whichever comes first. Texts with different
 decode settings never share a batch: the batch takes the oldest job's settings and the
 texts queued with the same. A job larger than a batch is decoded over several batches; its
 results come back in its own order. A cancelled job (timed out, client gone) leaves the
@@ -29,6 +31,46 @@ class EngineUnavailable(Exception):
 
 class BadInput(Exception):
     """The engine refused a batch's input (a one-line UserError): 400, the engine stays up."""
+
+
+class Traffic:
+    """The translation requests a server is handling, shared by its batchers.
+
+    A request is in flight from its arrival to its answer (`arrived`, `answered`); its job
+    counts as queued while it waits in a batcher's queue. A batch waits up to
+    `max_wait_ms` for company only while a request in flight has no job queued: one being
+    read, or decoded by another model, or one whose answer is being sent (its client may
+    send the next at once). When every request in flight has its job queued (`all_in`), no
+    company is coming and the batch closes at once.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.in_flight = 0
+        self.queued_jobs = 0
+        self._batchers = []
+
+    def watch(self, batcher):
+        """`batcher` waits for the requests in flight: wake it when one is answered."""
+        self._batchers.append(batcher)
+
+    def arrived(self):
+        with self._lock:
+            self.in_flight += 1
+
+    def answered(self):
+        with self._lock:
+            self.in_flight -= 1
+        for batcher in self._batchers:  # a batch waiting for this request closes now
+            batcher.wake()
+
+    def jobs(self, change):
+        with self._lock:
+            self.queued_jobs += change
+
+    @property
+    def all_in(self):
+        return self.in_flight <= self.queued_jobs
 
 
 class Job:
@@ -72,10 +114,12 @@ class Batcher:
       max_batch_size, max_batch_tokens (0: no token bound), max_wait_ms: when a batch closes.
       max_queue: at most this many texts wait (beyond it `submit` raises `QueueFull`).
       metrics: a `t2t.server.metrics.Metrics` (or None).
+      traffic: the server's `Traffic` (None: a batch always waits `max_wait_ms` for company
+        unless full).
     """
 
     def __init__(self, name, load, max_batch_size=32, max_batch_tokens=0, max_wait_ms=5.0,
-                 max_queue=1024, metrics=None):
+                 max_queue=1024, metrics=None, traffic=None):
         self.name = name
         self._load = load
         self.max_batch_size = max(1, int(max_batch_size))
@@ -83,6 +127,9 @@ class Batcher:
         self.max_wait = max(0.0, float(max_wait_ms)) / 1000.0
         self.max_queue = int(max_queue)
         self.metrics = metrics
+        self.traffic = traffic
+        if traffic is not None:
+            traffic.watch(self)
         self.model = None
         self.error = None  # why the engine is unavailable, once it failed
         self._pending = collections.deque()
@@ -110,6 +157,11 @@ class Batcher:
         """True once the model loaded or failed to."""
         return self._loaded.wait(timeout)
 
+    def wake(self):
+        """Look at the queue again (a request in flight was answered)."""
+        with self._cond:
+            self._cond.notify_all()
+
     def stop(self, timeout=None):
         """Decode what is queued, then end the engine thread and close the model."""
         with self._cond:
@@ -132,6 +184,7 @@ class Batcher:
                     self.name, self._queued, self.max_queue))
             self._pending.append(job)
             self._queued += len(job.texts)
+            self._jobs(1)
             self._gauge()
             self._cond.notify_all()
 
@@ -144,10 +197,15 @@ class Batcher:
             if job in self._pending:
                 self._pending.remove(job)
                 self._queued -= len(job.texts) - job.next
+                self._jobs(-1)
                 self._gauge()
             self._cond.notify_all()
         if self.metrics is not None:
             self.metrics.dropped.labels(self.name, reason).inc()
+
+    def _jobs(self, change):
+        if self.traffic is not None:
+            self.traffic.jobs(change)
 
     def _gauge(self):
         if self.metrics is not None:
@@ -190,7 +248,9 @@ class Batcher:
         return count, tokens, full
 
     def _next_batch(self):
-        """Wait for a batch to close; returns (settings, [(job, index)]) or None to stop."""
+        """Wait for a batch to close; returns (settings, [(job, index)], why it closed:
+        "full", "all_in" (every request in flight queued), "waited" (max_wait_ms) or
+        "stopping"), or None to stop."""
         with self._cond:
             while True:
                 while not self._pending and not self._stopping:
@@ -199,17 +259,25 @@ class Batcher:
                     return None
                 first = self._pending[0]
                 closes_at = first.queued_at + self.max_wait
+                closed = "stopping"
                 while not self._stopping:
                     _, _, full = self._fill(first.settings)
                     left = closes_at - time.monotonic()
-                    if full or left <= 0:
-                        break
-                    self._cond.wait(left)
-                    if not self._pending or self._pending[0] is not first:
-                        break
+                    if full:
+                        closed = "full"
+                    elif self.traffic is not None and self.traffic.all_in:
+                        closed = "all_in"
+                    elif left <= 0:
+                        closed = "waited"
+                    else:
+                        self._cond.wait(left)
+                        if not self._pending or self._pending[0] is not first:
+                            break
+                        continue
+                    break
                 if not self._pending or self._pending[0] is not first:
                     continue  # the first job left the queue: start again
-                return first.settings, self._take(first.settings)
+                return first.settings, self._take(first.settings), closed
 
     def _take(self, settings):
         count, _, _ = self._fill(settings)
@@ -222,16 +290,19 @@ class Batcher:
                 job.next += 1
             if job.next == len(job.texts):
                 self._pending.remove(job)
+                self._jobs(-1)
             if len(taken) == count:
                 break
         self._queued -= len(taken)
         self._gauge()
         return taken
 
-    def _decode(self, settings, taken):
+    def _decode(self, settings, taken, closed):
         live = [(job, index) for job, index in taken if not job.cancelled]
         if not live:
             return
+        if self.metrics is not None:
+            self.metrics.closed.labels(self.name, closed).inc()
         started = time.monotonic()
         try:
             decoded = self.model.decode([job.texts[index] for job, index in live],
@@ -264,6 +335,7 @@ class Batcher:
             failure = EngineUnavailable("model %s failed: %s" % (self.name, self.error))
             for job in self._pending:
                 _resolve(job, error=failure)
+            self._jobs(-len(self._pending))
             self._pending.clear()
             self._queued = 0
             self._gauge()

@@ -5,6 +5,10 @@
     t2t_serve_queue_depth{model}                  texts waiting for a batch
     t2t_serve_batch_size{model}                   texts per decoded batch
     t2t_serve_batch_seconds{model}                engine time per batch
+    t2t_serve_batches_closed_total{model, closed} batches by why they closed: full,
+                                                  all_in (every request in flight queued),
+                                                  waited (max_wait_ms), stopping
+    t2t_serve_in_flight                           translation requests being handled
     t2t_serve_tokens_in_total{model}              input ids decoded (EOS included)
     t2t_serve_tokens_out_total{model}             output ids generated (EOS included)
     t2t_serve_dropped_total{model, reason}        requests that left the queue (timeout,
@@ -35,6 +39,13 @@ class Metrics:
             "batch_size", "Texts per decoded batch.", ["model"], buckets=BATCH_BUCKETS, **kw)
         self.batch_seconds = prometheus_client.Histogram(
             "batch_seconds", "Engine seconds per batch.", ["model"], buckets=LATENCY_BUCKETS,
+            **kw)
+        self.closed = prometheus_client.Counter(
+            "batches_closed", "Batches decoded, by why they closed: full, all_in (every "
+            "request in flight had its texts queued), waited (max_wait_ms), stopping.",
+            ["model", "closed"], **kw)
+        self.in_flight = prometheus_client.Gauge(
+            "in_flight", "Translation requests being handled (arrived, not yet answered).",
             **kw)
         self.tokens_in = prometheus_client.Counter(
             "tokens_in", "Input ids decoded (EOS included).", ["model"], **kw)

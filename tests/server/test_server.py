@@ -137,14 +137,67 @@ def test_concurrent_clients_get_their_own_results_in_batches(server, reference):
     texts = (metric(after, "t2t_serve_batch_size_sum", model=NAME) -
              metric(before, "t2t_serve_batch_size_sum", model=NAME))
     assert texts == 2 * len(WORDS)
-    # 24 texts from 12 requests: the first batch closes after --max_wait_ms, the queued
-    # rest in batches of --max_batch_size.
+    # 24 texts from 12 requests: the first batch closes as soon as the requests in flight
+    # are queued (or after --max_wait_ms), the queued rest in batches of --max_batch_size.
     assert batches == len(engine.batches) - seen <= 4
     assert sum(engine.batches[seen:]) == 2 * len(WORDS) and max(engine.batches[seen:]) == 8
     assert metric(after, "t2t_serve_tokens_in_total", model=NAME) > 0
     assert metric(after, "t2t_serve_tokens_out_total", model=NAME) > 0
     assert metric(after, "t2t_serve_requests_total", endpoint="/v1/translate",
                   code="200") >= len(WORDS)
+
+
+def closed_batches(server, closed):
+    return metric(metrics_text(server), "t2t_serve_batches_closed_total", model=NAME,
+                  closed=closed)
+
+
+def test_a_lone_request_is_not_held_for_max_wait(server, reference):
+    batcher = server["service"].batchers[NAME]
+    all_in, waited = closed_batches(server, "all_in"), closed_batches(server, "waited")
+    batcher.max_wait = 600.0  # were a lone request held for it, the client's 60 s would end
+    try:
+        for word in WORDS[:3]:  # one client, one request at a time: each decoded at once
+            answer = post(server, "/v1/translate", {"inputs": word})
+            assert answer.json()["outputs"] == reference.decode([word])[0]
+    finally:
+        batcher.max_wait = CONFIG["max_wait_ms"] / 1000.0
+    assert closed_batches(server, "all_in") - all_in == 3
+    assert closed_batches(server, "waited") == waited
+    assert metric(metrics_text(server), "t2t_serve_in_flight") == 0
+
+
+def test_a_batch_waits_for_a_request_being_read(server, reference):
+    import threading
+    engine, batcher = server["engine"], server["service"].batchers[NAME]
+    seen, all_in = len(engine.batches), closed_batches(server, "all_in")
+    sent_half = threading.Event()
+    release = threading.Event()
+
+    def slow_body():  # a request in flight whose body is still on its way
+        yield b'{"inputs": "db'
+        sent_half.set()
+        release.wait(60)
+        yield b'ca"}'
+
+    batcher.max_wait = 600.0
+    try:
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            slow = pool.submit(httpx.post, server["url"] + "/v1/translate", content=slow_body(),
+                               timeout=60)
+            wait_for(lambda: metric(metrics_text(server), "t2t_serve_in_flight") == 1,
+                     what="the slow request to arrive")
+            quick = pool.submit(post, server, "/v1/translate", {"inputs": "ab"})
+            wait_for(lambda: batcher.queued == 1, what="the quick request's text")
+            assert len(engine.batches) == seen  # it waits for the request being read
+            release.set()
+            answers = [slow.result().json()["outputs"], quick.result().json()["outputs"]]
+    finally:
+        release.set()
+        batcher.max_wait = CONFIG["max_wait_ms"] / 1000.0
+    assert answers == reference.decode(["dbca", "ab"])
+    assert engine.batches[seen:] == [2]  # one batch, closed once both were queued
+    assert closed_batches(server, "all_in") - all_in == 1
 
 
 def test_batches_by_settings_and_by_tokens(server, reference):
