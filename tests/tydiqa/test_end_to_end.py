@@ -2,7 +2,8 @@
 
 The data is TyDi QA-format (seven scripts, 64-bit ids, 3 annotators in dev) and learnable:
 the question names a word of the document and the minimal answer is that word (a tenth
-of the questions have no answer). A tiny span model learns it in ~1,500 steps.
+of the questions have no answer). A tiny span model learns it in 700 steps (minimal F1
+0.84, passage F1 0.90 on TF 2.21; 1,500 steps cost CI ~100 s more).
 """
 import json
 import os
@@ -58,7 +59,7 @@ def test_datagen_train_decode_evaluate(tmp_path):
 
     model = ["--model=transformer_span", "--hparams_set=transformer_span_tiny",
              "--hparams=" + HPARAMS, "--output_dir=" + train_dir]
-    run("t2t-trainer", *common, *model, "--train_steps=1500", "--schedule=train",
+    run("t2t-trainer", *common, *model, "--train_steps=700", "--schedule=train",
         "--random_seed=1")
 
     predictions = str(tmp_path / "predictions.jsonl")
