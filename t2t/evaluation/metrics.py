@@ -107,6 +107,16 @@ def _flat_rows(x):
     return tf.reshape(x, [shape_utils.shape_list(x)[0], -1])
 
 
+def _mean_and_count(scores):
+    """(mean of `scores`, number of scores): T2T's scalar value, weighted by the batch size.
+
+    tf.compat.v1.metrics.mean(value, count) then sums value * count over the batches, so
+    the evaluation's figure is the exact mean over every example (T2T's weight 1.0
+    averaged the batch means).
+    """
+    return tf.reduce_mean(scores), tf.cast(tf.size(scores), scores.dtype)
+
+
 def _require_weights_nonzero(weights_fn, metric):
     if weights_fn is not losses.weights_nonzero:
         raise ValueError("%s counts non-padding labels itself and only works with "
@@ -302,13 +312,13 @@ def padded_sequence_accuracy(predictions, labels, weights_fn=losses.weights_nonz
 
 
 def prefix_accuracy(predictions, labels, weights_fn=losses.weights_nonzero):
-    """Fraction of each sequence that is right before the first mistake: ([batch], 1.0).
+    """Mean over sequences of the fraction right before the first mistake: (mean, batch).
 
     Grefenstette et al. 2015, "Learning to Transduce with Unbounded Memory", section 4.3.
 
         logits = tf.one_hot([[[[3]], [[9]], [[5]], [[6]]]], 10)          # predicts 3 9 5 6
         prefix_accuracy(logits, tf.constant([[[[3]], [[4]], [[5]], [[0]]]]))
-        # 1 right before the first error, 3 real labels -> ([0.3333], 1.0)
+        # 1 right before the first error, 3 real labels -> (0.3333, 1.0)
     """
     _require_weights_nonzero(weights_fn, Metrics.PREFIX_ACCURACY)
     with tf.name_scope("prefix_accuracy"):
@@ -319,7 +329,7 @@ def prefix_accuracy(predictions, labels, weights_fn=losses.weights_nonzero):
         correct = _to_float(tf.logical_and(tf.equal(outputs, labels), nonpadding))
         prefix_length = tf.reduce_sum(tf.math.cumprod(correct, axis=1), axis=1)
         sequence_length = tf.reduce_sum(_to_float(nonpadding), axis=1)
-        return _safe_divide(prefix_length, sequence_length), tf.constant(1.0)
+        return _mean_and_count(_safe_divide(prefix_length, sequence_length))
 
 
 def _sparse_nonzero(ids):
@@ -497,66 +507,100 @@ def image_summary(predictions, targets, hparams):
 
 
 # --------------------------------------------------------------------------- classification
+# As T2T's: each returns one value for the batch (a scalar), here weighted by how many
+# examples (or classes, or predicted / true labels) it averages, so the evaluation's mean
+# is exact over all batches.
 def _one_hot_like(labels, logits):
-    return tf.reshape(_to_float(labels), shape_utils.shape_list(logits))
+    """(logits, labels shaped and typed like the logits) as tensors."""
+    logits = tf.convert_to_tensor(logits)
+    labels = tf.cast(tf.convert_to_tensor(labels), logits.dtype)
+    return logits, tf.reshape(labels, shape_utils.shape_list(logits))
 
 
 def softmax_cross_entropy_one_hot(logits, labels, weights_fn=None):
-    """Softmax cross-entropy against one-hot labels, per example: ([...], 1.0)."""
+    """Mean softmax cross-entropy against one-hot labels: (mean, examples).
+
+        softmax_cross_entropy_one_hot(tf.math.log([[0.5, 0.5]]), tf.constant([[1., 0.]]))
+        # (log 2, 1.0)
+    """
     del weights_fn
     with tf.name_scope("softmax_cross_entropy_one_hot"):
-        return tf.nn.softmax_cross_entropy_with_logits(
-            labels=_one_hot_like(labels, logits), logits=logits), tf.constant(1.0)
+        logits, labels = _one_hot_like(labels, logits)
+        return _mean_and_count(tf.nn.softmax_cross_entropy_with_logits(
+            labels=labels, logits=logits))
 
 
 def sigmoid_accuracy_one_hot(logits, labels, weights_fn=None):
-    """1.0 per example whose highest logit is its one-hot label's class: ([...], 1.0)."""
+    """Fraction of examples whose highest logit is their one-hot label's class: (mean, examples).
+
+        sigmoid_accuracy_one_hot(tf.constant([[-1., 1.], [1., -1.]]), tf.constant([[0, 1], [0, 1]]))
+        # (0.5, 2.0)
+    """
     del weights_fn
     with tf.name_scope("sigmoid_accuracy_one_hot"):
-        labels = _one_hot_like(labels, logits)
+        logits, labels = _one_hot_like(labels, logits)
         correct = tf.equal(tf.argmax(labels, -1), tf.argmax(logits, -1))
-        return _to_float(correct), tf.constant(1.0)
+        return _mean_and_count(_to_float(correct))
 
 
 def _argmax_one_hot(logits):
     return tf.one_hot(tf.argmax(logits, -1), shape_utils.shape_list(logits)[-1])
 
 
+def _true_positives(logits, labels):
+    """(true positives, predicted labels, true labels), each counted over the batch."""
+    logits, labels = _one_hot_like(labels, logits)
+    true = _to_float(tf.not_equal(labels, 0))
+    predicted = _argmax_one_hot(logits)
+    return (tf.reduce_sum(true * predicted), tf.reduce_sum(predicted), tf.reduce_sum(true))
+
+
 def sigmoid_recall_one_hot(logits, labels, weights_fn=None):
-    """Recall of the argmax class against one-hot labels: (predicted, true as weights).
+    """Recall of the argmax class against one-hot labels: (recall, true labels).
 
         sigmoid_recall_one_hot(tf.constant([[2., 0.], [0., 2.]]), tf.constant([[1, 0], [1, 0]]))
-        # 1 of 2 true labels predicted -> 0.5
+        # 1 of 2 true labels predicted -> (0.5, 2.0)
     """
     del weights_fn
     with tf.name_scope("sigmoid_recall_one_hot"):
-        labels = _to_float(tf.not_equal(_one_hot_like(labels, logits), 0))
-        return _argmax_one_hot(logits), labels
+        hits, _, true = _true_positives(logits, labels)
+        return _safe_divide(hits, true), true
 
 
 def sigmoid_precision_one_hot(logits, labels, weights_fn=None):
-    """Precision of the argmax class against one-hot labels: (true, predicted as weights)."""
+    """Precision of the argmax class against one-hot labels: (precision, predicted labels).
+
+        sigmoid_precision_one_hot(tf.constant([[2., 0.], [2., 0.]]), tf.constant([[1, 0], [0, 1]]))
+        # 1 of 2 predicted labels true -> (0.5, 2.0)
+    """
     del weights_fn
     with tf.name_scope("sigmoid_precision_one_hot"):
-        labels = _to_float(tf.not_equal(_one_hot_like(labels, logits), 0))
-        return labels, _argmax_one_hot(logits)
+        hits, predicted, _ = _true_positives(logits, labels)
+        return _safe_divide(hits, predicted), predicted
 
 
 def sigmoid_cross_entropy_one_hot(logits, labels, weights_fn=None):
-    """Sigmoid cross-entropy per class against 0/1 labels: ([...], 1.0)."""
+    """Sigmoid cross-entropy against 0/1 labels, the mean over every class of every
+    example: (mean, examples * classes); computed in the logits' dtype."""
     del weights_fn
     with tf.name_scope("sigmoid_cross_entropy_one_hot"):
-        return tf.nn.sigmoid_cross_entropy_with_logits(
-            labels=_one_hot_like(labels, logits), logits=logits), tf.constant(1.0)
+        logits, labels = _one_hot_like(labels, logits)
+        return _mean_and_count(tf.nn.sigmoid_cross_entropy_with_logits(
+            labels=labels, logits=logits))
 
 
 def sigmoid_accuracy(logits, labels, weights_fn=None):
-    """Multi-label accuracy: 1.0 per class where (sigmoid(logit) > 0.5) equals the 0/1 label."""
+    """Fraction of examples whose highest logit is their integer label: (mean, examples).
+
+    Logits [batch, ..., classes], labels [batch, ...] class ids (T2T's [batch, 1, 1]).
+
+        sigmoid_accuracy(tf.constant([[-1., 1.], [1., -1.]]), tf.constant([1, 1]))   # (0.5, 2.0)
+    """
     del weights_fn
     with tf.name_scope("sigmoid_accuracy"):
-        labels = _one_hot_like(labels, logits)
-        correct = tf.equal(_to_float(logits > 0.0), _to_float(tf.not_equal(labels, 0)))
-        return _to_float(correct), tf.constant(1.0)
+        predicted = tf.reshape(tf.argmax(logits, -1), [-1])
+        labels = tf.reshape(tf.cast(labels, tf.int64), [-1])
+        return _mean_and_count(_to_float(tf.equal(predicted, labels)))
 
 
 def _positive_scores(logits, labels):
@@ -588,28 +632,31 @@ def roc_auc(logits, labels, weights_fn=None):
 
 
 def _two_class_inputs(predictions, labels):
-    probabilities = tf.reshape(_to_float(predictions), [-1])
+    probabilities = tf.reshape(tf.cast(predictions, tf.float64), [-1])
     return probabilities, tf.reshape(tf.cast(labels, tf.int32), [-1])
 
 
 def two_class_accuracy(predictions, labels, weights_fn=None):
-    """Accuracy of P(class 1) predictions rounded at 0.5 against 0/1 labels: ([batch], 1.0)."""
+    """Accuracy of P(class 1) predictions rounded at 0.5 against 0/1 labels: (mean, examples).
+
+        two_class_accuracy(tf.constant([0.8, 0.4, 0.3]), tf.constant([1, 0, 1]))   # (2/3, 3.0)
+    """
     del weights_fn
     probabilities, labels = _two_class_inputs(predictions, labels)
     hard_predictions = tf.cast(tf.math.round(probabilities), tf.int32)
-    return _to_float(tf.equal(hard_predictions, labels)), tf.constant(1.0)
+    return _mean_and_count(_to_float(tf.equal(hard_predictions, labels)))
 
 
 def two_class_log_likelihood(predictions, labels, weights_fn=None):
-    """log P(label) per example, predictions being P(class 1): ([batch], 1.0).
+    """Mean log P(label), predictions being P(class 1), in float64: (mean, examples).
 
         two_class_log_likelihood(tf.constant([0.8, 0.4]), tf.constant([1, 0]))
-        # [log 0.8, log 0.6] -> mean -0.367
+        # mean(log 0.8, log 0.6) = -0.367, 2.0
     """
     del weights_fn
     probabilities, labels = _two_class_inputs(predictions, labels)
     chosen = tf.where(tf.equal(labels, 1), probabilities, 1.0 - probabilities)
-    return tf.math.log(chosen), tf.constant(1.0)
+    return _mean_and_count(tf.math.log(chosen))
 
 
 def _sari_score(predictions, labels, features, **unused_kwargs):

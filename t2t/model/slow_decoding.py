@@ -62,8 +62,9 @@ def slow_greedy_infer(model, features, decode_length):
     input-length + `decode_length` positions (1 for class labels) or, when the problem
     sets `stop_at_eos`, once every row has produced EOS.
 
-    Returns {"outputs": int32 [B, L] (real targets: float [B, L, 1, depth]),
-    "scores": float [B], "logits": logits of every decoded position, "losses"}.
+    Returns {"outputs": int32 [B, L], 0 after a row's first EOS, as the fast decoders
+    (real targets: float [B, L, 1, depth]), "scores": float [B], "logits": logits of every
+    decoded position, "losses"}.
     """
     features = dict(features)
     if "inputs" in features:
@@ -143,9 +144,15 @@ def slow_greedy_infer(model, features, decode_length):
     if partial_targets is not None:
         result = result[:, prefix_length:]
     if not is_real:
-        result = tf.squeeze(result, axis=[2, 3])
+        result = _zeros_after_eos(tf.squeeze(result, axis=[2, 3]))
     return {"outputs": result, "scores": scores, "logits": logits,
             "losses": {"training": loss}}
+
+
+def _zeros_after_eos(ids):
+    """[B, L] ids with 0 after each row's first EOS, as the fast (cached) decoders give."""
+    seen_eos = tf.cumsum(tf.cast(tf.equal(ids, EOS_ID), tf.int32), axis=1, exclusive=True)
+    return tf.where(seen_eos > 0, tf.zeros_like(ids), ids)
 
 
 def _clone_for_beam(tensor, beam_size):

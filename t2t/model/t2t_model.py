@@ -596,8 +596,19 @@ class T2TModel:
         return self.slow_greedy_infer(features, decode_length)
 
     def slow_greedy_infer(self, features, decode_length):
-        """Greedy or sampled decoding re-running the whole model for each new position."""
+        """Greedy or sampled decoding re-running the whole model for each new position.
+
+        Returns {"outputs": int32 [B, L], "scores": [B], "logits", "losses"}, as `infer`.
+        """
         return slow_decoding.slow_greedy_infer(self, features, decode_length)
+
+    def _slow_greedy_infer(self, features, decode_length):
+        """T2T's name and shape: `slow_greedy_infer` with "outputs" int32 [B, L, 1, 1],
+        as T2T's slow path returned them (real-valued outputs are unchanged)."""
+        results = dict(self.slow_greedy_infer(features, decode_length))
+        if not self.target_modality_is_real:
+            results["outputs"] = results["outputs"][:, :, tf.newaxis, tf.newaxis]
+        return results
 
     def _beam_decode(self, features, decode_length, beam_size, top_beams, alpha,
                      use_tpu=False):
@@ -613,7 +624,6 @@ class T2TModel:
 
     # T2T's names, which subclasses ported from T2T call.
     _fill_problem_hparams_features = fill_problem_hparams_features
-    _slow_greedy_infer = slow_greedy_infer
     _beam_decode_slow = beam_decode_slow
 
     def sample(self, features):

@@ -332,16 +332,20 @@ class EvolvedTransformer(transformer.Transformer):
         self._encoder_function = evolved_transformer_encoder
         self._decoder_function = evolved_transformer_decoder
         self._init_cache_fn = init_evolved_transformer_cache
-        if self.hparams.get("num_trainable_top_decoder_layers", -1) < 0:
-            return
-        if self.hparams.shared_embedding_and_softmax_weights:
+
+    def set_mode(self, mode):
+        """T2TModel.set_mode; with `num_trainable_top_decoder_layers` >= 0, every mode's
+        hparams unset shared_embedding_and_softmax_weights (the hparams given, T2T's
+        `_original_hparams`, keep theirs, as in T2T)."""
+        super().set_mode(mode)
+        if (self._hparams.get("num_trainable_top_decoder_layers", -1) >= 0 and
+                self._hparams.shared_embedding_and_softmax_weights):
             # Only the top decoder layers and the softmax train, so the softmax may not
             # share the (frozen) embeddings; inputs and targets still share theirs.
             logging.info("Setting shared_embedding_and_softmax_weights to False, because "
                          "num_trainable_top_decoder_layers is set.")
-            self._original_hparams.shared_embedding_and_softmax_weights = False
-            self._original_hparams.shared_embedding = True
-            self.set_mode(self.hparams.mode)
+            self._hparams.shared_embedding_and_softmax_weights = False
+            self._hparams.shared_embedding = True
 
 
 # --------------------------------------------------------------------------- hparams

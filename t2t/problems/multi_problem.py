@@ -32,6 +32,7 @@ from absl import logging
 
 from t2t.core.hparam import HParams
 from t2t.core.modes import ModeKeys
+from t2t.data.tf1_datasets import tf1_dataset
 from t2t.encoders import text_encoder
 from t2t.evaluation import metrics
 from t2t.layers import common_layers
@@ -328,7 +329,8 @@ def _choose(datasets, choices, stop_on_empty_dataset=True):
     choose_from = getattr(tf.data.Dataset, "choose_from_datasets", None)
     if choose_from is None:  # TensorFlow 2.15 has it under experimental only
         choose_from = tf.data.experimental.choose_from_datasets
-    return choose_from(datasets, choices, stop_on_empty_dataset=stop_on_empty_dataset)
+    return tf1_dataset(choose_from(datasets, choices,
+                                   stop_on_empty_dataset=stop_on_empty_dataset))
 
 
 # --------------------------------------------------------------------------- losses

@@ -26,6 +26,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from t2t.data.tf1_datasets import tf1_dataset
 from t2t.problems import multi_problem
 from t2t.problems import problem
 from t2t.problems import spaces
@@ -87,7 +88,8 @@ class MultiProblemV2(problem.Problem):
         if self.only_eval_first_problem:
             return datasets[0]
         datasets = tuple(d.repeat() for d in datasets)
-        return tf.data.Dataset.zip(datasets).flat_map(multi_problem.flatten_zip_dataset)
+        return tf1_dataset(tf.data.Dataset.zip(datasets).flat_map(
+            multi_problem.flatten_zip_dataset))
 
 
 class MultiText2TextProblem(MultiProblemV2, text2text.Text2TextProblem):

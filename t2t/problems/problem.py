@@ -35,6 +35,7 @@ from t2t.core.modes import ModeKeys
 from t2t.data import batching, data_reader, generator_utils, length_filter, packing, shard_check
 from t2t.data.input_settings import InputSettings
 from t2t.data.record_windows import RecordWindows
+from t2t.data.tf1_datasets import tf1_dataset
 from t2t.encoders import text_encoder
 from t2t.evaluation import metrics
 from t2t.problems.preprocessing import (  # noqa: F401  (T2T's names in problem.py)
@@ -495,7 +496,8 @@ class Problem:
         if InputSettings.from_hparams(hparams).pack_dataset and mode != _PREDICT:
             dataset = packing.pack_dataset(dataset, self._packed_length(hparams),
                                                keys=self._packed_keys(dataset.element_spec))
-        return dataset.prefetch(output_buffer_size or tf.data.AUTOTUNE)
+        # Graph mode (eager execution off): also TF 1's dataset methods, as T2T's datasets.
+        return tf1_dataset(dataset.prefetch(output_buffer_size or tf.data.AUTOTUNE))
 
     def _packed_length(self, hparams):
         # hparams.max_length, if set, beats split_to_length; hparams may lack max_length.

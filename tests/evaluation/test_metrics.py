@@ -159,11 +159,12 @@ def test_edit_distance_of_pure_padding_is_not_nan():
 def test_prefix_accuracy():
     predicted = [[3, 9, 5, 6], [1, 2, 3, 7]]
     labels = [[3, 4, 5, 0], [1, 2, 3, 0]]
-    scores, weights = run_graph(lambda: metrics.prefix_accuracy(
+    value, weight = run_graph(lambda: metrics.prefix_accuracy(
         symbol_logits(predicted, 10), symbol_labels(labels)))
     # Row 0: 1 right before the first error of 3; row 1: all 3 right (padding not counted).
-    np.testing.assert_allclose(scores, [1 / 3, 1.0], rtol=1e-6)
-    assert weights == 1.0
+    # One value for the batch, as T2T's, weighted by the 2 sequences it averages.
+    assert value == pytest.approx((1 / 3 + 1.0) / 2)
+    assert weight == 2.0
 
 
 def test_word_error_rate_on_bytes_and_on_subtokens():
@@ -279,8 +280,43 @@ def test_one_hot_classification_metrics():
     sigmoid_xent = np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
     assert metric_value(metrics.sigmoid_cross_entropy_one_hot, logits, labels) == \
         pytest.approx(np.mean(sigmoid_xent), rel=1e-5)
-    # Multi-label: logit > 0 means predicted; 3 + 2 + 1 of 9 (example, class) pairs agree.
-    assert metric_value(metrics.sigmoid_accuracy, logits, labels) == pytest.approx(6 / 9)
+    # Integer labels (T2T's): the argmax classes 0, 2, 0 against 0, 2, 1.
+    assert metric_value(metrics.sigmoid_accuracy, logits, np.array([0, 2, 1])) == \
+        pytest.approx(2 / 3)
+
+
+def test_classification_metrics_are_one_value_per_batch_weighted_by_what_it_averages():
+    # T2T's return shape: a scalar for the batch. The weight is what it averages (examples,
+    # classes, predicted or true labels), so the streaming mean over batches is exact.
+    logits = np.array([[-1., 1.], [1., -1.], [1., -1.], [1., -1.]])          # float64
+    labels = np.array([[0, 1], [1, 0], [0, 0], [0, 1]])                      # int64
+    logits4, labels4 = logits[:, None, None, :], labels[:, None, None, :]
+    value, weight = run_graph(lambda: metrics.sigmoid_cross_entropy_one_hot(logits4, labels4))
+    xent = np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+    assert np.shape(value) == () and value == pytest.approx(np.mean(xent), rel=1e-12)
+    assert weight == 8.0
+    # Argmax classes 1, 0, 0, 0; 3 true labels, 2 of them predicted (rows 0 and 1).
+    assert tuple(run_graph(lambda: metrics.sigmoid_precision_one_hot(logits4, labels4))) == \
+        (pytest.approx(2 / 4), 4.0)
+    assert tuple(run_graph(lambda: metrics.sigmoid_recall_one_hot(logits4, labels4))) == \
+        (pytest.approx(2 / 3), 3.0)
+    assert tuple(run_graph(lambda: metrics.sigmoid_accuracy_one_hot(logits4, labels4))) == \
+        (pytest.approx(3 / 4), 4.0)   # row 2's all-zero label argmaxes to class 0
+    assert tuple(run_graph(lambda: metrics.sigmoid_accuracy(logits, np.array([1, 0, 1, 1])))) == \
+        (pytest.approx(2 / 4), 4.0)
+    # Two batches of different sizes: the EVAL metric is the mean over all 5 examples.
+    def build():
+        probabilities = v1.placeholder(tf.float32, [None])
+        targets = v1.placeholder(tf.int32, [None])
+        value, update = v1.metrics.mean(*metrics.two_class_accuracy(probabilities, targets))
+        return probabilities, targets, value, update
+    with tf.Graph().as_default():
+        probabilities, targets, value, update = build()
+        with v1.Session() as sess:
+            sess.run(v1.local_variables_initializer())
+            sess.run(update, {probabilities: [0.9], targets: [1]})                  # 1 of 1
+            sess.run(update, {probabilities: [0.9, 0.9, 0.1, 0.1], targets: [0, 0, 0, 1]})
+            assert sess.run(value) == pytest.approx(2 / 5)                          # 1 of 4
 
 
 def test_two_class_metrics():
@@ -290,6 +326,11 @@ def test_two_class_metrics():
         pytest.approx(2 / 3)
     assert metric_value(metrics.two_class_log_likelihood, probabilities, labels) == \
         pytest.approx(np.mean(np.log([0.8, 0.6, 0.3])), rel=1e-5)
+    # Computed in float64, as T2T's.
+    value, weight = run_graph(lambda: metrics.two_class_log_likelihood(
+        np.array([0.2, 0.4]), np.array([0, 1])))
+    assert value.dtype == np.float64 and weight == 2.0
+    assert value == pytest.approx(np.mean(np.log([0.8, 0.4])), rel=1e-14)
 
 
 def test_roc_auc_batch_and_streaming():

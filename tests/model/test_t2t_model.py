@@ -308,11 +308,40 @@ def test_greedy_follows_logits_and_runs_to_max_length():
         out = scripted_model(rows).infer({"inputs": inputs}, decode_length=2)
         assert out["outputs"].dtype == tf.int32
         values = run(out)
-    assert values["outputs"].tolist() == [r[:5] for r in rows]  # input length 3 + 2
+    # Input length 3 + 2 positions; 0 after a row's EOS (1), as the fast decoders.
+    assert values["outputs"].tolist() == [[2, 3, 1, 0, 0], [3, 3, 3, 1, 0]]
     assert values["scores"].shape == (2,)
     # Scores sum the log-probabilities up to and including the first EOS.
     per_step = np.log(np.exp(5.0) / (np.exp(5.0) + VOCAB - 1))
     np.testing.assert_allclose(values["scores"], [3 * per_step, 4 * per_step], rtol=1e-4)
+
+
+def test_t2ts_slow_greedy_infer_returns_rank_4_outputs_as_t2ts():
+    # T2T's `_slow_greedy_infer` gave outputs [B, L, 1, 1]; `slow_greedy_infer` and `infer`
+    # give t2t's [B, L] (the same ids), the prompt removed for models without inputs.
+    rows = [[2, 3, 1, 4, 4, 4, 4, 4], [3, 3, 3, 1, 2, 2, 2, 2]]
+    with tf.Graph().as_default():
+        inputs = tf.constant(pad_ids([[2, 1], [3, 3, 1]]))  # length 3
+        model = scripted_model(rows)
+        t2t_style = model._slow_greedy_infer({"inputs": inputs}, decode_length=2)
+        assert t2t_style["outputs"].shape.rank == 4
+        flat = model.slow_greedy_infer({"inputs": inputs}, decode_length=2)
+        prompted = scripted_model(rows, inputs=False)._slow_greedy_infer(
+            {"inputs": tf.constant([[2, 3], [3, 3]])}, decode_length=3)
+        t2t_v, flat_v, prompted_v = run([t2t_style, flat, prompted])
+    assert t2t_v["outputs"].shape == (2, 5, 1, 1) and t2t_v["outputs"].dtype == np.int32
+    assert t2t_v["outputs"][:, :, 0, 0].tolist() == flat_v["outputs"].tolist() == \
+        [[2, 3, 1, 0, 0], [3, 3, 3, 1, 0]]
+    np.testing.assert_allclose(t2t_v["scores"], flat_v["scores"])
+    # After the prompt [2, 3] / [3, 3]: row 0 decodes EOS first, row 1 its EOS second.
+    assert prompted_v["outputs"][:, :, 0, 0].tolist() == [[1, 0, 0], [3, 1, 0]]
+    with tf.Graph().as_default():
+        p_hp = model_hparams.test_problem_hparams(VOCAB, 3,
+                                                  target_modality=ModalityType.REAL_L2_LOSS)
+        model = ShiftedDense(small_hparams(), PREDICT, p_hp)
+        real = run(model._slow_greedy_infer({"inputs": tf.constant(pad_ids([[2, 3, 1]]))},
+                                            2)["outputs"])
+    assert real.shape == (1, 5, 1, 3)  # real values: unchanged
 
 
 def test_greedy_stop_at_eos_waits_for_every_row():
@@ -323,7 +352,7 @@ def test_greedy_stop_at_eos_waits_for_every_row():
                                                            decode_length=4)
         values = run(out["outputs"])
     # T2T stopped early only for batch size 1; here once both rows produced EOS.
-    assert values.tolist() == [rows[0][:4], rows[1][:4]]
+    assert values.tolist() == [[2, 1, 0, 0], rows[1][:4]]
 
 
 def test_random_sampling_with_top_1_equals_argmax():

@@ -144,6 +144,11 @@ def test_only_the_top_decoder_layers_train_when_asked():
                                                       model_hparams.test_problem_hparams(4, 4))
         assert not model.hparams.shared_embedding_and_softmax_weights
         assert model.hparams.shared_embedding
+        # The hparams given keep their value (T2T's `_original_hparams`); every mode unsets it.
+        assert model._original_hparams.shared_embedding_and_softmax_weights
+        model.set_mode(PREDICT)
+        assert not model.hparams.shared_embedding_and_softmax_weights
+        model.set_mode(TRAIN)
         _, losses = model({k: tf.constant(v) for k, v in feats.items()})
         variables = _v1.trainable_variables()
         grads = dict(zip([v.name for v in variables],

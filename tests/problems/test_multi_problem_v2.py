@@ -159,6 +159,24 @@ def test_graph_mode_uses_the_global_step():
             assert after[2:] == [1] * 4  # up to two drawn ahead at the old step
 
 
+
+def test_graph_mode_datasets_have_tf1s_methods():
+    # T2T-era code: multi_dataset.make_initializable_iterator(), dataset.output_shapes.
+    with tf.Graph().as_default():
+        datasets = [tf.data.Dataset.from_tensors({"x": [1]}),
+                    tf.data.Dataset.from_tensors({"x": [2]})]
+        mixed = mpv2.get_multi_dataset(datasets, [0.0, 1.0])
+        assert mixed.output_shapes == {"x": tf.TensorShape([1])}
+        iterator = mixed.batch(3).make_initializable_iterator()
+        problem = mpv2.MultiProblemV2([InMemory(7, n=2), InMemory(8, n=3)],
+                                      mpv2.constant_schedule([0.5, 0.5]))
+        evaluation = problem.dataset("eval").make_one_shot_iterator().get_next()
+        with tf.compat.v1.Session() as session:
+            session.run(iterator.initializer)
+            assert session.run(iterator.get_next())["x"].tolist() == [[2], [2], [2]]
+            assert [session.run(evaluation)["problem_id"][0] for _ in range(4)] == [0, 1] * 2
+
+
 def test_evaluation_alternates_endlessly_or_reads_the_first_problem():
     problems = [InMemory(7, n=2), InMemory(8, n=3)]
     problem = mpv2.MultiProblemV2(problems, mpv2.constant_schedule([0.5, 0.5]))

@@ -236,6 +236,18 @@ def test_dataset_reads_every_split(data_dir):
     assert len(dev_as_train) == 3
 
 
+def test_dataset_in_a_tf1_graph_has_tf1s_methods(data_dir):
+    # T2T-era code: problem.dataset(...).make_one_shot_iterator(), .output_shapes.
+    assert not hasattr(ToyCopy().dataset(EVAL, data_dir=data_dir), "make_one_shot_iterator")
+    with tf.Graph().as_default():
+        dataset = ToyCopy().dataset(EVAL, data_dir=data_dir)
+        assert dataset.output_shapes["inputs"].as_list() == [None]
+        batch = dataset.padded_batch(3, dataset.output_shapes).make_one_shot_iterator()
+        with tf.compat.v1.Session() as sess:
+            inputs = sess.run(batch.get_next()["inputs"])
+    assert inputs.tolist() == [[5, 6, 7, 1], [4, 1, 0, 0], [2, 3, 1, 0]]
+
+
 def test_dataset_errors(tmp_path, data_dir):
     with pytest.raises(errors.UserError) as raised:
         ToyCopy().dataset(TRAIN, data_dir=str(tmp_path))
