@@ -210,8 +210,13 @@ def main():
         print("target %-58s %s" % (key, "met" if value else "NOT met"))
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     path = os.path.join(HERE, "results", "decoding.json")
+    # decoding_paired.py --record keeps its paired runs under "paired".
+    paired = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            paired = json.load(f).get("paired", {})
     with open(path, "w") as f:
-        json.dump({"config": {"hparams_set": "transformer_tiny", "vocab_size": VOCAB,
+        json.dump({"paired": paired, "config": {"hparams_set": "transformer_tiny", "vocab_size": VOCAB,
                               "input_length": INPUT_LENGTH, "batches": batches,
                               "repeats": args.repeats, "lengths": lengths, "threads": 1},
                    "results": results, "checks": checks, "targets_met": met,

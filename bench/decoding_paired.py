@@ -15,6 +15,10 @@ Not run by `make bench` (it needs a trained model and a second checkout):
         --decode_hparams=beam_size=4,alpha=0.6,batch_size=32 --repeats=3
     # rep 0: cpu ratio 0.91  wall ratio 0.93 ...
     # median cpu ratio 0.91, wall ratio 0.92; decodes identical: True
+
+`--reference` adds each side's BLEU (`bleu_hook.bleu_wrapper`, as t2t-bleu's uncased
+score); `--record=NAME` stores the figures under "paired" / NAME in
+bench/results/decoding.json. The decodes stay in the folder printed at the end.
 """
 import argparse
 import json
@@ -97,6 +101,10 @@ def main():
     parser.add_argument("--decode_hparams", default="beam_size=4,alpha=0.6,batch_size=32")
     parser.add_argument("--backend", default="native", choices=["native", "estimator"])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--reference", help="reference translations: report BLEU")
+    parser.add_argument("--record", help="store the figures under this name in "
+                                         "bench/results/decoding.json")
+    parser.add_argument("--note", default="", help="a description stored with --record")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--output", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -134,6 +142,40 @@ def main():
     print("median cpu ratio %.3f, wall ratio %.3f; decodes identical: %s (%d of %d lines "
           "differ)" % (np.median(ratios["cpu"]), np.median(ratios["wall"]),
                        this_lines == baseline_lines, differing, len(this_lines)))
+    bleu = {}
+    if args.reference:
+        sys.path.insert(0, os.path.dirname(HERE))
+        from t2t.evaluation import bleu_hook
+        for side in sides:
+            bleu[side] = 100 * float(bleu_hook.bleu_wrapper(
+                os.path.expanduser(args.reference), outputs[side]))
+        print("BLEU (uncased): this %.2f, baseline %.2f" % (bleu["this"], bleu["baseline"]))
+    print("decodes in %s" % workdir)
+    if args.record:
+        _record(args, ratios, results, differing, len(this_lines), bleu)
+
+
+def _record(args, ratios, results, differing, lines, bleu):
+    sys.path.insert(0, os.path.dirname(HERE))
+    from t2t.core import atomic_files
+    path = os.path.join(HERE, "results", "decoding.json")
+    with open(path) as f:
+        data = json.load(f)
+    data.setdefault("paired", {})[args.record] = {
+        "note": args.note, "backend": args.backend, "decode_hparams": args.decode_hparams,
+        "source": os.path.basename(args.source), "sentences": lines,
+        "repeats": args.repeats,
+        "cpu_ratio_median": float(np.median(ratios["cpu"])),
+        "wall_ratio_median": float(np.median(ratios["wall"])),
+        "cpu_ratios": ratios["cpu"], "wall_ratios": ratios["wall"],
+        "seconds": {side: [line["seconds"] for line in lines_]
+                    for side, lines_ in results.items()},
+        "cpu_seconds": {side: [line["cpu_seconds"] for line in lines_]
+                        for side, lines_ in results.items()},
+        "differing_lines": differing, "bleu": bleu}
+    with atomic_files.atomic_write(path, "w") as f:
+        json.dump(data, f, indent=2)
+    print("recorded %s in %s" % (args.record, path))
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from t2t.layers import modalities
 from t2t.layers import shape_utils
 from t2t.optim import optimize as optimize_lib
 from t2t.search import beam_search
+from t2t.search import live_rows
 from t2t.search import sampling
 
 _v1 = tf.compat.v1
@@ -132,7 +133,7 @@ def fast_decode(encoder_output, encoder_decoder_attention_bias, symbols_to_logit
                 decode_length, vocab_size, init_cache_fn=_init_transformer_cache, beam_size=1,
                 top_beams=1, alpha=1.0, sos_id=0, eos_id=beam_search.EOS_ID, batch_size=None,
                 force_decode_length=False, scope_prefix="body/", cache=None, use_tpu=False,
-                prefix_length=0):
+                prefix_length=0, drop_finished=True):
     """Greedy/sampled or beam decoding with a per-layer cache (T2T's `fast_decode`).
 
     Args:
@@ -153,11 +154,17 @@ def fast_decode(encoder_output, encoder_decoder_attention_bias, symbols_to_logit
       use_tpu: beam search with fixed-size sequence buffers.
       prefix_length: steps of a prompt that `symbols_to_logits_fn` forces: an EOS there
         (a PrefixLM prompt ends with its inputs' EOS) does not end the sequence.
+      drop_finished: remove a batch element from the loop state (cache, encoder output,
+        beams) once its search is done: beam search's bound met, greedy's EOS emitted
+        (`beam_search.beam_search`, `sampling.sample_decode`); not with `use_tpu`, when
+        sampling, with `force_decode_length`, or for a batch of one. The same search in
+        exact arithmetic; the remaining elements' scores can differ by rounding.
 
     Returns:
       {"outputs": int32 [B, n] (greedy, top_beams == 1) or [B, top_beams, n],
        "scores": [B] (greedy: log-probability; beam: length-penalised) or [B, top_beams],
-       "cache": the final cache}. Greedy rows hold 0s after their EOS.
+       "cache": the final cache (with drop_finished, of the elements not done at the
+       end)}. Greedy rows hold 0s after their EOS.
     """
     if encoder_output is not None:
         batch_size = shape_utils.shape_list(encoder_output)[0]
@@ -168,14 +175,18 @@ def fast_decode(encoder_output, encoder_decoder_attention_bias, symbols_to_logit
                           encoder_decoder_attention_bias=encoder_decoder_attention_bias,
                           scope_prefix=scope_prefix)
     states, constants = _split_cache(cache)
-    rows = max(beam_size, 1)
+    temperature = hparams.sampling_temp if hparams.get("sampling_method") == "random" else 0.0
+    drop_finished = bool(drop_finished and not use_tpu and live_rows.worth_dropping(batch_size)
+                         and (beam_size > 1 or (temperature == 0.0
+                                                and not force_decode_length)))
     # The encoder side never changes while decoding (and is the same for all beams of an
     # example): it stays out of the loop state, copied once per beam instead of being
-    # carried and reordered at every step.
-    constants = tf.nest.map_structure(lambda t: _repeat_rows(t, rows), constants)
+    # carried and reordered at every step. When finished elements are dropped, the search
+    # carries it and gathers it in the steps where some element leaves.
 
-    def step_fn(ids, i, step_states):
-        logits, step_cache = symbols_to_logits_fn(ids, i, _merge_cache(step_states, constants))
+    def step_fn(ids, i, step_states, step_constants):
+        logits, step_cache = symbols_to_logits_fn(ids, i,
+                                                  _merge_cache(step_states, step_constants))
         return logits, _split_cache(step_cache)[0]
 
     initial_ids = sos_id * tf.ones([batch_size], dtype=tf.int32)
@@ -183,21 +194,21 @@ def fast_decode(encoder_output, encoder_decoder_attention_bias, symbols_to_logit
         decoded_ids, scores, states = beam_search.beam_search(
             step_fn, initial_ids, beam_size, decode_length, vocab_size, alpha,
             states=states, eos_id=eos_id, stop_early=(top_beams == 1), use_tpu=use_tpu,
-            prefix_length=prefix_length)
-        cache = _merge_cache(states, constants)
+            prefix_length=prefix_length, drop_finished=drop_finished, constants=constants)
+        cache = _merge_cache(states, {} if drop_finished else constants)
         if top_beams == 1:
             return {"outputs": decoded_ids[:, 0, 1:], "scores": scores[:, 0], "cache": cache}
         return {"outputs": decoded_ids[:, :top_beams, 1:], "scores": scores[:, :top_beams],
                 "cache": cache}
-    temperature = hparams.sampling_temp if hparams.get("sampling_method") == "random" else 0.0
     top_k = hparams.get("sampling_keep_top_k", -1)
     # An id that never occurs keeps every row going for force_decode_length.
     loop_eos_id = -1 if force_decode_length else eos_id
     decoded_ids, scores, states = sampling.sample_decode(
         step_fn, initial_ids, decode_length, temperature=temperature,
-        top_k=top_k, eos_id=loop_eos_id, states=states, prefix_length=prefix_length)
+        top_k=top_k, eos_id=loop_eos_id, states=states, prefix_length=prefix_length,
+        drop_finished=drop_finished, constants=constants)
     return {"outputs": decoded_ids[:, 1:], "scores": scores,
-            "cache": _merge_cache(states, constants)}
+            "cache": _merge_cache(states, {} if drop_finished else constants)}
 
 
 def _static_length(decode_length):
@@ -376,7 +387,7 @@ def _positional_encoding(hparams, length):
 
 
 def transformer_fast_decode(model, features, decode_length, beam_size=1, top_beams=1,
-                            alpha=1.0, use_tpu=False):
+                            alpha=1.0, use_tpu=False, drop_finished=True):
     """`Transformer._fast_decode`: cached decoding of `model` (a built or fresh Transformer).
 
     Args:
@@ -390,6 +401,8 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
         outputs are input length + decode_length long, 0 after EOS. That needs the input
         length and decode_length when the graph is built; without them only the beam
         search buffers are fixed (the cache grows).
+      drop_finished: `fast_decode`'s (off for a prompt, which the step reads per row of
+        the input batch).
 
     Returns:
       {"outputs", "scores"} as the slow decoders (prompt positions removed).
@@ -486,8 +499,9 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
                 logits = tf.cond(tf.less(i, partial_length), forced, lambda: unforced)
             return logits, cache
 
-        decode_fn = fast_decode_tpu if fixed else functools.partial(fast_decode,
-                                                                   use_tpu=use_tpu)
+        decode_fn = fast_decode_tpu if fixed else functools.partial(
+            fast_decode, use_tpu=use_tpu,
+            drop_finished=drop_finished and partial_targets is None)
         result = decode_fn(
             encoder_output, encoder_decoder_attention_bias, symbols_to_logits_fn, hparams,
             total_length, vocab_size, init_cache_fn=model._init_cache_fn,

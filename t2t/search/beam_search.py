@@ -23,11 +23,20 @@ With `states` (nested dicts of tensors with a leading batch dimension, e.g. per-
 caches) the function is called as `symbols_to_logits_fn(ids, i, states) -> (logits,
 states)` on states expanded to [batch * beam, ...], and the states are reordered with the
 beams they belong to.
+
+With `drop_finished` (the Transformer's cached decoding uses it) a batch item leaves the
+loop state as soon as its own bound is met (its best alive beam, with the largest length
+penalty, cannot beat its best finished one, or with `stop_early=False` its worst): its
+finished beams cannot change any more, so they are written to the result at its row of
+the batch and its rows are removed from every loop tensor, the states included. The
+search is T2T's in exact arithmetic; the remaining items' scores can move by rounding,
+since the per-step MatMuls then see fewer rows.
 """
 import tensorflow as tf
 
 from t2t.layers import common_layers
 from t2t.layers.shape_utils import shape_list
+from t2t.search import live_rows
 
 EOS_ID = 1
 INF = 1.0 * 1e7  # Large finite "infinity": keeps sums finite, -INF beams sort last.
@@ -127,7 +136,8 @@ def compute_topk_scores_and_seq(sequences, scores, scores_to_gather, flags, beam
 
 def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, vocab_size, alpha,
                 states=None, eos_id=EOS_ID, stop_early=True, use_tpu=False,
-                use_top_k_with_unique=True, fixed_states=False, prefix_length=0):
+                use_top_k_with_unique=True, fixed_states=False, prefix_length=0,
+                drop_finished=False, constants=None):
     """Beam search with a length penalty.
 
     Args:
@@ -152,6 +162,15 @@ def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, voc
         the loop then declares their exact shapes (by default only batch and last
         dimension are fixed, so a cache may grow).
       prefix_length: the first steps (a forced prompt) whose EOS does not end a beam.
+      drop_finished: remove a batch item from the loop once its bound is met (not with
+        `use_tpu`). The returned states are then those of the items still searching at
+        the end; with `stop_early` only each item's best beam is as without it (the
+        others are the finished beams of the step it left), and without `stop_early` the
+        sequences may have fewer trailing 0s (the loop ends when every item's own bound
+        is met; T2T's waits for the batch's worst finished beam).
+      constants: optional nested [batch, ...] tensors the same for all beams of an item
+        (e.g. the encoder output); then the call is `symbols_to_logits_fn(ids, i, states,
+        constants)` with constants [batch * beam, ...]. Only gathered when items leave.
 
     Returns:
       (finished_seq [batch, beam, L + 1] int32 with the initial id first,
@@ -168,6 +187,18 @@ def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, voc
     initial_ids = tf.cast(initial_ids, tf.int32)
     batch_size = shape_list(initial_ids)[0]
     buffer_length = decode_length + 1 if fixed_length else None
+    if drop_finished and not fixed_length:
+        return _beam_search_dropping_finished(
+            symbols_to_logits_fn, initial_ids, beam_size, decode_length, vocab_size, alpha,
+            states, eos_id, stop_early, prefix_length, constants)
+    if constants is not None:
+        # Copied once per beam, outside the loop: never carried nor reordered.
+        flat_constants = tf.nest.map_structure(
+            lambda t: tf.repeat(t, beam_size, axis=0), constants)
+        step_fn = symbols_to_logits_fn
+
+        def symbols_to_logits_fn(ids, i, step_states):
+            return step_fn(ids, i, step_states, flat_constants)
 
     # Only beam 0 starts live; the others are -INF so step 1 does not pick the same
     # extension beam_size times.
@@ -311,3 +342,138 @@ def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, voc
     alive_scores = alive_log_probs / length_penalty(steps, alpha)
     finished_scores = tf.where(has_finished[:, None], finished_scores, alive_scores)
     return finished_seq, finished_scores, states
+
+
+def _beam_search_dropping_finished(symbols_to_logits_fn, initial_ids, beam_size,
+                                   decode_length, vocab_size, alpha, states, eos_id,
+                                   stop_early, prefix_length, constants):
+    """`beam_search(..., drop_finished=True)`: the loop holds only the items still searching.
+
+    Every loop tensor's first dimension is the number n of live items; `batch_index` [n]
+    is each one's row in the input batch. At the end of a step the items whose bound is met
+    are written to `out_seq` / `out_scores` (the full batch, sequences zero-padded to
+    decode_length + 1) and removed: from the small tensors by a gather, from the states
+    inside the beam reorder they get anyway (one gather by (item, beam)), from the
+    constants only in the steps where some item left (`tf.cond`).
+    """
+    batch_size = shape_list(initial_ids)[0]
+    buffer_length = decode_length + 1
+    states = tf.nest.map_structure(lambda s: _expand_to_beam_size(s, beam_size), states or {})
+    constants = tf.nest.map_structure(lambda s: _expand_to_beam_size(s, beam_size),
+                                      constants if constants is not None else {})
+    alive_log_probs = tf.tile(tf.constant([[0.0] + [-INF] * (beam_size - 1)]), [batch_size, 1])
+    alive_seq = tf.expand_dims(_expand_to_beam_size(initial_ids, beam_size), axis=2)
+    max_length_penalty = length_penalty(decode_length, alpha)
+
+    def call(flat_ids, i, states, constants):
+        """Logits [n, beam, vocab] and the new states [n, beam, ...] of the live items."""
+        rows = shape_list(flat_ids)[0] // beam_size
+        if not states:
+            logits = symbols_to_logits_fn(flat_ids)
+        else:
+            flat_states = tf.nest.map_structure(_merge_beam_dim, states)
+            if constants:
+                flat_constants = tf.nest.map_structure(_merge_beam_dim, constants)
+                logits, flat_states = symbols_to_logits_fn(flat_ids, i, flat_states,
+                                                           flat_constants)
+            else:
+                logits, flat_states = symbols_to_logits_fn(flat_ids, i, flat_states)
+            states = tf.nest.map_structure(
+                lambda t: _unmerge_beam_dim(t, rows, beam_size), flat_states)
+        logits = tf.reshape(tf.cast(logits, tf.float32), [rows, beam_size, vocab_size])
+        return logits, states
+
+    def step(i, alive_seq, alive_log_probs, finished_seq, finished_scores, finished_flags,
+             states, constants, batch_index, out_seq, out_scores):
+        rows = shape_list(alive_log_probs)[0]
+        logits, states = call(tf.reshape(alive_seq, [rows * beam_size, -1]), i, states,
+                              constants)
+        # As beam_search's grow_topk: the 2 * beam best extensions.
+        log_probs = log_prob_from_logits(logits) + tf.expand_dims(alive_log_probs, axis=2)
+        flat_log_probs = tf.reshape(log_probs, [-1, beam_size * vocab_size])
+        topk_scores, topk_flat_ids = tf.nn.top_k(
+            flat_log_probs / length_penalty(i + 1, alpha), k=beam_size * 2)
+        topk_log_probs = tf.gather(flat_log_probs, topk_flat_ids, batch_dims=1)
+        topk_beam_index = topk_flat_ids // vocab_size
+        topk_ids = topk_flat_ids % vocab_size
+        topk_seq = tf.gather(alive_seq, topk_beam_index, batch_dims=1)
+        topk_seq = tf.concat([topk_seq, tf.expand_dims(topk_ids, axis=2)], axis=2)
+        topk_finished = tf.logical_and(tf.equal(topk_ids, eos_id), topk_log_probs > -INF / 2)
+        topk_finished = tf.logical_and(topk_finished, i >= prefix_length)
+        # grow_alive
+        finished_mask = tf.cast(topk_finished, tf.float32) * -INF
+        alive_seq, alive_log_probs, _, alive_source = compute_topk_scores_and_seq(
+            topk_seq, topk_scores + finished_mask, topk_log_probs + finished_mask,
+            topk_finished, beam_size, rows, "grow_alive", {"beam_index": topk_beam_index})
+        # grow_finished
+        finished_seq = tf.concat([finished_seq, tf.zeros([rows, beam_size, 1], tf.int32)],
+                                 axis=2)
+        candidate_scores = topk_scores + (1.0 - tf.cast(topk_finished, tf.float32)) * -INF
+        all_scores = tf.concat([finished_scores, candidate_scores], axis=1)
+        finished_seq, finished_scores, finished_flags, _ = compute_topk_scores_and_seq(
+            tf.concat([finished_seq, topk_seq], axis=1), all_scores, all_scores,
+            tf.concat([finished_flags, topk_finished], axis=1), beam_size, rows,
+            "grow_finished")
+        # Each item's own bound (beam_search's is_not_finished, per item).
+        best_alive_scores = alive_log_probs[:, 0] / max_length_penalty
+        bar = (tf.reduce_max(finished_scores, axis=1) if stop_early
+               else tf.reduce_min(finished_scores, axis=1))
+        done = tf.greater(bar, best_alive_scores)
+        out_seq = live_rows.write_rows(out_seq, batch_index, done,
+                                       live_rows.pad_to(finished_seq, buffer_length))
+        out_scores = live_rows.write_rows(out_scores, batch_index, done, finished_scores)
+        live = tf.logical_not(done)
+        keep = live_rows.row_indices(live)
+        if states:
+            # The beam reorder and the removal in one gather: (live item, source beam).
+            source = tf.gather(alive_source["beam_index"], keep)
+            item = tf.tile(tf.expand_dims(keep, 1), [1, beam_size])
+            coordinates = tf.stack([item, source], axis=2)
+            states = tf.nest.map_structure(lambda s: tf.gather_nd(s, coordinates), states)
+        (alive_seq, alive_log_probs, finished_seq, finished_scores, finished_flags,
+         batch_index) = live_rows.keep_rows(
+            (alive_seq, alive_log_probs, finished_seq, finished_scores, finished_flags,
+             batch_index), live)
+        if constants:
+            constants = tf.cond(tf.reduce_any(done),
+                                lambda: live_rows.keep_rows(constants, live),
+                                lambda: constants)
+        return (i + 1, alive_seq, alive_log_probs, finished_seq, finished_scores,
+                finished_flags, states, constants, batch_index, out_seq, out_scores)
+
+    def searching(i, unused_alive_seq, alive_log_probs, *unused):
+        return tf.logical_and(tf.less(i, decode_length),
+                              tf.greater(tf.shape(alive_log_probs)[0], 0))
+
+    loop_vars = [tf.constant(0), alive_seq, alive_log_probs, tf.zeros_like(alive_seq),
+                 tf.ones([batch_size, beam_size]) * -INF,
+                 tf.zeros([batch_size, beam_size], tf.bool), states, constants,
+                 tf.range(batch_size), tf.zeros([batch_size, beam_size, buffer_length],
+                                                tf.int32),
+                 tf.ones([batch_size, beam_size]) * -INF]
+    sequence = tf.TensorShape([None, beam_size, None])
+    scores = tf.TensorShape([None, beam_size])
+    invariants = [
+        tf.TensorShape([]), sequence, scores, sequence, scores, scores,
+        tf.nest.map_structure(
+            lambda s: tf.TensorShape([None] + get_state_shape_invariants(s).as_list()[1:]),
+            states),
+        tf.nest.map_structure(live_rows.batch_invariant, constants),
+        tf.TensorShape([None]), loop_vars[9].shape, loop_vars[10].shape]
+    (steps, alive_seq, alive_log_probs, finished_seq, finished_scores, finished_flags,
+     states, _, batch_index, out_seq, out_scores) = tf.compat.v1.while_loop(
+        searching, step, loop_vars, shape_invariants=invariants, parallel_iterations=1,
+        back_prop=False)
+    # The items still searching when decode_length ran out; as beam_search, one where no
+    # beam reached EOS returns its alive beams.
+    has_finished = tf.reduce_any(finished_flags, axis=1)
+    finished_seq = tf.where(has_finished[:, None, None], finished_seq, alive_seq)
+    finished_scores = tf.where(has_finished[:, None], finished_scores,
+                               alive_log_probs / length_penalty(steps, alpha))
+    everyone = tf.ones_like(has_finished)
+    out_seq = live_rows.write_rows(out_seq, batch_index, everyone,
+                                   live_rows.pad_to(finished_seq, buffer_length))
+    out_scores = live_rows.write_rows(out_scores, batch_index, everyone, finished_scores)
+    out_seq = out_seq[:, :, :steps + 1]
+    out_seq.set_shape((None, beam_size, None))
+    return out_seq, out_scores, states

@@ -77,6 +77,14 @@ def copy_model():
             "fast_beam": model._fast_decode(inputs, 3, beam_size=4, top_beams=2, alpha=0.6),
             "fast_beam_size1": model._fast_decode(inputs, 3, beam_size=1, alpha=0.0),
             "beam_search_size1": model.beam_decode_slow(inputs, 3, 1, 1, 0.0),
+            # Every batch element kept in the loop to the end (T2T's loop).
+            "kept_greedy": transformer_fast_decode.transformer_fast_decode(
+                model, inputs, 3, drop_finished=False),
+            "kept_beam": transformer_fast_decode.transformer_fast_decode(
+                model, inputs, 3, beam_size=4, top_beams=2, alpha=0.6, drop_finished=False),
+            "fast_beam_top1": model._fast_decode(inputs, 3, beam_size=4, alpha=0.6),
+            "kept_beam_top1": transformer_fast_decode.transformer_fast_decode(
+                model, inputs, 3, beam_size=4, alpha=0.6, drop_finished=False),
         }
         # Fixed shapes (TPU): the input length must be known when the graph is built.
         static = {"inputs": tf.constant(test_inputs)}
@@ -141,6 +149,18 @@ def test_cached_beam_search_equals_uncached(copy_model):
         for slow_row, fast_row in zip(slow_beams, fast_beams):
             assert until_eos(fast_row) == until_eos(slow_row)
     assert np.all(fast["scores"][:, 0] >= fast["scores"][:, 1])
+
+
+def test_dropping_finished_elements_decodes_as_keeping_them(copy_model):
+    """Sentences of 2 to 6 symbols end at different steps and leave the loop then."""
+    assert len({len(until_eos(row)) for row in copy_model["fast_greedy"]["outputs"]}) >= 3
+    for dropped, kept in (("fast_greedy", "kept_greedy"), ("fast_beam", "kept_beam"),
+                          ("fast_beam_top1", "kept_beam_top1")):
+        dropped, kept = copy_model[dropped], copy_model[kept]
+        # Back in the input order; the same ids (0s after EOS) and scores up to rounding.
+        assert dropped["outputs"].shape == kept["outputs"].shape
+        np.testing.assert_array_equal(dropped["outputs"], kept["outputs"])
+        np.testing.assert_allclose(dropped["scores"], kept["scores"], atol=1e-5)
 
 
 def _pad_to(ids, length):

@@ -434,3 +434,102 @@ def test_fixed_shape_beam_search_with_states_compiles_with_xla():
     assert not ids.numpy()[..., length:].any()
     np.testing.assert_allclose(scores.numpy(), plain_scores, rtol=1e-6)
     assert steps.numpy().min() >= 1
+
+
+def _counting_fn(tables, beam_size, rows_seen):
+    """A (ids, i, states, constants) fn over `tables` that adds its row count to `rows_seen`.
+
+    The batch item of a row comes from the constants (its row of the input batch), so the
+    logits stay right when items leave the loop.
+    """
+    tables_t = tf.constant(tables)
+
+    def fn(ids, i, states, constants):
+        rows = tf.shape(ids)[0]
+        item = constants["item"][:, 0]
+        logits = tf.gather_nd(tables_t, tf.stack([item, tf.fill([rows], i), ids[:, -1]], 1))
+        with tf.control_dependencies([rows_seen.assign_add(rows)]):
+            logits = tf.identity(logits)
+        history = tf.concat([states["history"], ids[:, -1:, None]], axis=1)
+        return logits, {"history": history}
+    return fn
+
+
+def _finishing_at_different_steps(seed, batch, length, vocab):
+    """Tables where item b's likeliest path ends (EOS) after b + 1 tokens."""
+    tables = _random_tables(seed, batch, length, vocab)
+    for b in range(batch):
+        tables[b, :, :, EOS] = -3.0
+        tables[b, min(b, length - 1), :, EOS] = 6.0
+    return tables
+
+
+def _search_counting_rows(tables, beam_size, length, alpha, greedy=False, **kwargs):
+    batch, _, vocab, _ = tables.shape
+
+    def build():
+        rows_seen = tf.Variable(0, dtype=tf.int32)
+        fn = _counting_fn(tables, beam_size, rows_seen)
+        states = {"history": tf.zeros([batch, 0, 1], tf.int32)}
+        constants = {"item": tf.range(batch)[:, None]}
+        if greedy:
+            ids, scores, _ = sampling.sample_decode(
+                fn, tf.zeros([batch], tf.int32), length, temperature=0.0, eos_id=EOS,
+                states=states, constants=constants, **kwargs)
+        else:
+            ids, scores, _ = beam_search.beam_search(
+                fn, tf.zeros([batch], tf.int32), beam_size, length, vocab, alpha,
+                states=states, constants=constants, eos_id=EOS, **kwargs)
+        with tf.control_dependencies([ids, scores]):
+            rows = rows_seen.read_value()
+        return ids, scores, rows
+
+    with tf.Graph().as_default():
+        outputs = build()
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            return sess.run(outputs)
+
+
+@pytest.mark.parametrize("stop_early,alpha", [(True, 0.6), (False, 0.6), (True, 0.0)])
+def test_dropping_finished_items_gives_the_same_search(stop_early, alpha):
+    tables = _finishing_at_different_steps(11, batch=5, length=6, vocab=5)
+    kept_ids, kept_scores, kept_rows = _search_counting_rows(
+        tables, 3, 6, alpha, stop_early=stop_early)
+    ids, scores, rows = _search_counting_rows(tables, 3, 6, alpha, stop_early=stop_early,
+                                              drop_finished=True)
+    # The items left at different steps: fewer rows went through the model.
+    assert rows < kept_rows, (rows, kept_rows)
+    assert ids.shape[:2] == kept_ids.shape[:2] == (5, 3)
+    # The items come back in their input order (item b ends after b + 1 tokens).
+    assert [len(_strip(row)) for row in ids[:, 0]] == [1, 2, 3, 4, 5]
+    # T2T's result: every beam without stop_early (the n-best); with it, the best one.
+    beams = 3 if not stop_early else 1
+    for b in range(5):
+        for k in range(beams):
+            assert _strip(ids[b, k]) == _strip(kept_ids[b, k]), (b, k)
+    np.testing.assert_allclose(scores[:, :beams], kept_scores[:, :beams], rtol=1e-6)
+
+
+def test_dropping_finished_items_keeps_unfinished_ones_to_the_end():
+    """An item that never emits EOS returns its alive beams, as without dropping."""
+    tables = _finishing_at_different_steps(12, batch=3, length=5, vocab=5)
+    tables[2, :, :, EOS] = NEG
+    kept_ids, kept_scores, _ = _search_counting_rows(tables, 2, 5, 0.6)
+    ids, scores, _ = _search_counting_rows(tables, 2, 5, 0.6, drop_finished=True)
+    np.testing.assert_array_equal(ids[:, 0], kept_ids[:, 0])
+    assert ids.shape == kept_ids.shape == (3, 2, 6)  # the loop ran all 5 steps
+    np.testing.assert_array_equal(ids[2], kept_ids[2])
+    np.testing.assert_allclose(scores[2], kept_scores[2], rtol=1e-6)
+
+
+def test_greedy_dropping_ended_rows_gives_the_same_ids():
+    tables = _finishing_at_different_steps(13, batch=4, length=6, vocab=5)
+    tables[3, :, :, EOS] = NEG  # this row runs to the end
+    kept_ids, kept_scores, kept_rows = _search_counting_rows(tables, 1, 6, 0.0, greedy=True)
+    ids, scores, rows = _search_counting_rows(tables, 1, 6, 0.0, greedy=True,
+                                              drop_finished=True)
+    assert rows == 1 + 2 + 3 + 6 < kept_rows == 4 * 6
+    np.testing.assert_array_equal(ids, kept_ids)  # the same shape and 0s after EOS
+    np.testing.assert_allclose(scores, kept_scores, rtol=1e-6)
+    assert [len(_strip(row)) for row in ids[:3]] == [1, 2, 3]
