@@ -9,7 +9,7 @@ import os
 from mkdocs.structure.files import File
 
 # Files outside docs/ that pages show, by their path from the repository root.
-REPOSITORY_FILES = ("bench/results/multi30k.png",)
+REPOSITORY_FILES = ("bench/results/multi30k.png", "bench/results/serving.png")
 
 
 def on_files(files, config):
