@@ -91,7 +91,9 @@ def _newest_stack_only(item):
     path = str(item.fspath).replace(os.sep, "/")
     for name in NEWEST_STACK_ONLY:
         file_name, _, test = name.partition("::")
-        if path.endswith("/tests/" + file_name) and (not test or test in (item.name, getattr(item, "originalname", None))):
+        # A parametrized test matches by its function name (`originalname`).
+        names = (item.name, getattr(item, "originalname", None))
+        if path.endswith("/tests/" + file_name) and (not test or test in names):
             return True
     return False
 

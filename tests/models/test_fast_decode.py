@@ -158,8 +158,9 @@ def test_dropping_finished_elements_decodes_as_keeping_them(copy_model):
                           ("fast_beam_top1", "kept_beam_top1")):
         dropped, kept = copy_model[dropped], copy_model[kept]
         # Back in the input order; the same ids (0s after EOS) and scores up to rounding.
-        # The width may differ by trailing 0 columns: the loop that keeps every sentence can
-        # run a step after the last one has finished (its bound is tested a step later).
+        # The width may differ by trailing 0 columns: the loop that keeps every sentence is
+        # T2T's, which stops on the lowest finished score of the whole batch, so it can run
+        # steps after each sentence's own bound is met; those steps only add 0 columns.
         assert dropped["outputs"].shape[:-1] == kept["outputs"].shape[:-1]
         width = max(dropped["outputs"].shape[-1], kept["outputs"].shape[-1])
         assert abs(dropped["outputs"].shape[-1] - kept["outputs"].shape[-1]) <= 1
