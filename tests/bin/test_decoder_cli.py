@@ -18,7 +18,7 @@ from t2t.core import errors, registry
 from t2t.decoding import decoding
 from t2t.decoding import predictor
 
-from decoding_testing import (DEV_SIZE, HPARAMS, HPARAMS_SET, MODEL, PROBLEM,
+from decoding_testing import (DEV_SIZE, HPARAMS, HPARAMS_SET, MODEL, PROBLEM, TRAIN_STEPS,
                               assert_decodes_in_input_order, dev_pairs, make_hparams,
                               trained_model)
 
@@ -140,7 +140,7 @@ def test_score_file(model, tmp_path, parsed_flags, capsys):
 
 def test_resolve_checkpoint(model, tmp_path):
     latest = t2t_decoder.resolve_checkpoint(None, model["model_dir"])
-    assert latest[0] == model["model_dir"] and latest[1].endswith("model.ckpt-400")
+    assert latest[0] == model["model_dir"] and latest[1].endswith("model.ckpt-%d" % TRAIN_STEPS)
     assert t2t_decoder.resolve_checkpoint(latest[1], "") == latest
     with pytest.raises(t2t_decoder.errors.UserError, match="is not a checkpoint"):
         t2t_decoder.resolve_checkpoint(str(tmp_path / "model.ckpt-9"), "")
@@ -208,17 +208,18 @@ def test_help_lists_the_flags_the_program_reads(program, module, own_flags, monk
 # ---------------------------------------------------------------------------- broken files
 @pytest.fixture(scope="module")
 def truncated_run(model, tmp_path_factory):
-    """A copy of the trained run whose newest checkpoint, model.ckpt-400, has a truncated
-    data file; model.ckpt-300 (the same values under another step) reads."""
+    """A copy of the trained run whose newest checkpoint, model.ckpt-<TRAIN_STEPS>, has a
+    truncated data file; model.ckpt-300 (the same values under another step) reads."""
     model_dir = str(tmp_path_factory.mktemp("truncated") / "train")
     shutil.copytree(model["model_dir"], model_dir)
-    newest = os.path.join(model_dir, "model.ckpt-400")
+    newest = os.path.join(model_dir, "model.ckpt-%d" % TRAIN_STEPS)
+    intact = os.path.join(model_dir, "model.ckpt-300")
     for name in glob.glob(newest + ".*"):
-        shutil.copy(name, name.replace("model.ckpt-400", "model.ckpt-300"))
+        shutil.copy(name, name.replace(newest, intact))
     older = [p for p in tf.train.get_checkpoint_state(model_dir).all_model_checkpoint_paths
-             if not p.endswith("-400")]
+             if not p.endswith("model.ckpt-%d" % TRAIN_STEPS)]
     tf.compat.v1.train.update_checkpoint_state(
-        model_dir, newest, all_model_checkpoint_paths=older + [newest[:-3] + "300", newest])
+        model_dir, newest, all_model_checkpoint_paths=older + [intact, newest])
     data = newest + ".data-00000-of-00001"
     with open(data, "r+b") as out:
         out.truncate(os.path.getsize(data) // 2)
@@ -241,10 +242,10 @@ def test_a_truncated_checkpoint_is_one_line_naming_it_and_the_intact_ones(model,
                                     text=True, env=env)
              for name, argv in runs.items()}
     message = re.compile(
-        r"checkpoint {0}/model\.ckpt-400 cannot be read: model\.ckpt-400\.data-00000-of-00001 "
+        r"checkpoint {0}/model\.ckpt-{1} cannot be read: model\.ckpt-{1}\.data-00000-of-00001 "
         r"holds [\d,]+ bytes, its index lists [\d,]+ \(the file is truncated\); intact "
         r"checkpoints in {0}: model\.ckpt-300(, model\.ckpt-0)?; pass "
-        r"--checkpoint_path={0}/model\.ckpt-300$".format(re.escape(truncated_run)))
+        r"--checkpoint_path={0}/model\.ckpt-300$".format(re.escape(truncated_run), TRAIN_STEPS))
     for name, proc in procs.items():
         _, stderr = proc.communicate(timeout=600)
         program = "t2t-exporter" if name == "exporter" else "t2t-decoder"
@@ -257,6 +258,7 @@ def test_a_truncated_checkpoint_is_one_line_naming_it_and_the_intact_ones(model,
 def test_checkpoint_predictor_names_a_truncated_checkpoint(model, truncated_run):
     hparams = make_hparams(model["data_dir"])
     checkpoint_predictor = predictor.CheckpointPredictor(MODEL, hparams, truncated_run)
-    with pytest.raises(errors.UserError, match=r"model\.ckpt-400 cannot be read: .* "
-                                               r"intact checkpoints in .*: model\.ckpt-300"):
+    with pytest.raises(errors.UserError, match=r"model\.ckpt-%d cannot be read: .* "
+                                               r"intact checkpoints in .*: model\.ckpt-300"
+                       % TRAIN_STEPS):
         next(checkpoint_predictor.predict(lambda: None))
