@@ -126,7 +126,10 @@ def test_alias_finder_without_owner_keeps_pythons_errors():
 def test_a_left_out_module_imports_and_fails_when_a_name_of_it_is_used(alias, caplog):
     # As paperspace's usr dir: it imports librispeech and never uses it.
     import logging
-    with caplog.at_level(logging.INFO):
+    # At the absl logger: a test before this one in the same process (a training run, as
+    # test_universal_transformer's) can leave absl's level above INFO, and the root
+    # logger's level does not undo that.
+    with caplog.at_level(logging.INFO, logger="absl"):
         from tensor2tensor.data_generators import librispeech
         import tensor2tensor.data_generators.librispeech as dotted
         from tensor2tensor.data_generators import speech_recognition  # noqa: F401
