@@ -36,9 +36,15 @@ def _is_class_label(modality):
 
 
 def _partial_targets(model, features):
-    """For models without inputs: the prompt the decoder continues, [B, P, 1, 1] int32."""
+    """The prefix the decoder continues, [B, P, 1, 1] int32, or None.
+
+    Models without inputs continue a prompt; models with inputs continue
+    features["partial_targets"] when given (prepend_mode's "inputs 0", as T2T).
+    """
     if model.has_input:
-        return None
+        partial_targets = features.get("partial_targets")
+        return None if partial_targets is None else tf.cast(_to_4d(partial_targets),
+                                                            tf.int32)
     prompt = features.get("inputs")
     if prompt is None:
         prompt = features.get("targets")
@@ -59,8 +65,9 @@ def slow_greedy_infer(model, features, decode_length):
 
     Each step pads the outputs so far with one position, runs the model on them as
     "targets" and appends the sample at that position. Decoding stops after
-    input-length + `decode_length` positions (1 for class labels) or, when the problem
-    sets `stop_at_eos`, once every row has produced EOS.
+    input-length (or prefix-length) + `decode_length` positions (1 for class labels) or,
+    when the problem sets `stop_at_eos`, once every row has produced EOS. A prefix (a
+    prompt, or `partial_targets`) is forced and left out of the outputs.
 
     Returns {"outputs": int32 [B, L], 0 after a row's first EOS, as the fast decoders
     (real targets: float [B, L, 1, depth]), "scores": float [B], "logits": logits of every
