@@ -21,6 +21,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.algorithmic",
         "t2t.problems.algorithmic_math",
         "t2t.problems.babi_qa",
+        "t2t.problems.cipher",
         "t2t.problems.cnn_dailymail",
         "t2t.problems.cola",
         "t2t.problems.function_docstring",
