@@ -45,6 +45,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.style_transfer",
         "t2t.problems.subject_verb_agreement",
         "t2t.problems.text_problems_tmpdir",
+        "t2t.problems.transduction_problems",
         "t2t.problems.translate_encs",
         "t2t.problems.translate_encs_cubbitt",
         "t2t.problems.translate_ende",
