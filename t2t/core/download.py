@@ -183,7 +183,8 @@ def _copy_local(source, filepath):
 
 
 def maybe_download(directory, filename, uri, retries=DEFAULT_RETRIES,
-                   backoff_seconds=DEFAULT_BACKOFF_SECONDS, timeout=DEFAULT_TIMEOUT):
+                   backoff_seconds=DEFAULT_BACKOFF_SECONDS, timeout=DEFAULT_TIMEOUT,
+                   headers=None):
     """Download `uri` to `directory/filename` unless that file already exists.
 
     `uri` may be an http(s) URL, a `file://` URL, a local path, or a remote path that
@@ -191,6 +192,9 @@ def maybe_download(directory, filename, uri, retries=DEFAULT_RETRIES,
 
         maybe_download("/tmp/t2t", "a.txt", "http://127.0.0.1:8000/a.txt") -> "/tmp/t2t/a.txt"
         maybe_download("/tmp/t2t", "b.txt", "/data/b.txt")                  -> "/tmp/t2t/b.txt"
+
+    `headers` are sent with every HTTP request (e.g. a browser's User-Agent for a server
+    that refuses others).
 
     Raises `DownloadError` with one line naming the URL (and the HTTP status) on failure.
     """
@@ -206,6 +210,7 @@ def maybe_download(directory, filename, uri, retries=DEFAULT_RETRIES,
                                 "download to a local folder first" % (uri, directory))
         import requests
         with requests.Session() as session:
+            session.headers.update(headers or {})
             _download_with_retries(session, uri, filepath, retries, backoff_seconds, timeout)
     elif atomic_files.is_remote_path(uri) or atomic_files.is_remote_path(filepath):
         import tensorflow as tf
