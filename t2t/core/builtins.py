@@ -20,6 +20,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
     "problems": (
         "t2t.problems.algorithmic",
         "t2t.problems.algorithmic_math",
+        "t2t.problems.algorithmic_math_deepmind",
         "t2t.problems.algorithmic_math_two_variables",
         "t2t.problems.babi_qa",
         "t2t.problems.cipher",
