@@ -26,6 +26,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.cipher",
         "t2t.problems.cnn_dailymail",
         "t2t.problems.cola",
+        "t2t.problems.enwik8",
         "t2t.problems.function_docstring",
         "t2t.problems.imdb",
         "t2t.problems.lambada",
