@@ -9,10 +9,12 @@ bytes (the last one of a split may be shorter), without EOS:
     train: windows starting every sequence_length / 4 bytes (each byte in ~4 examples)
     dev, test: consecutive, non-overlapping chunks
 
-| problem      | sequence_length | ids                                          |
-|--------------|-----------------|----------------------------------------------|
-| enwik8_l65k  | 65,536          | byte + 2 (ByteTextEncoder's, past PAD/EOS)   |
-| enwik8_l32k, _l16k, _l8k, _l4k, _l2k, _l1k, _l512 | 32,768 ... 512 | the raw byte values 0-255 (T2T: "we do not assume cls or pad are used") |
+| problem                        | sequence_length  | ids                                   |
+|--------------------------------|------------------|---------------------------------------|
+| enwik8_l65k                    | 65,536           | byte + 2 (ByteTextEncoder's)          |
+| enwik8_l{32k,16k,8k,4k,2k,1k,512} | 32,768 ... 512 | the raw bytes 0-255, not shifted   |
+
+(T2T on the unshifted ids: "we do not assume cls or pad are used".)
 
 Files: `<name>-train-000{00..15}-of-00016`, `<name>-dev-00000-of-00001`,
 `<name>-test-00000-of-00001`. The archive, or the extracted `enwik8`, already in --tmp_dir

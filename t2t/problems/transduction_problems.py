@@ -9,10 +9,11 @@ generalisation:
     reverse_sequence       "sym_3 sym_9 sym_1" -> "sym_1 sym_9 sym_3"
     flip_bi_gram_sequence  "sym_1 sym_2 sym_3 sym_4" -> "sym_2 sym_1 sym_4 sym_3" (even lengths)
 
-| problem                                       | symbols | train: length, samples | dev: length, samples |
-|-----------------------------------------------|---------|------------------------|----------------------|
-| copy_sequence, reverse_sequence, flip_bi_gram_sequence | 128 | 8-64, 1,000,000  | 65-128, 10,000       |
-| copy_sequence_small, reverse_sequence_small   | 64      | 4-16, 100,000          | 17-32, 10,000        |
+| problem                               | symbols | train: length, samples | dev: length, samples |
+|---------------------------------------|---------|------------------------|----------------------|
+| copy_sequence, reverse_sequence       | 128     | 8-64, 1,000,000        | 65-128, 10,000       |
+| flip_bi_gram_sequence                 | 128     | 8-64 (even), 1,000,000 | 66-128 (even), 10,000|
+| copy_sequence_small, reverse_sequence_small | 64 | 4-16, 100,000          | 17-32, 10,000        |
 
 Files: `<name>-train-000{00..09}-of-00010`, `<name>-dev-00000-of-00001` and the token
 vocabulary `vocab.<name>.tokens` ("<pad>", "<EOS>", then the symbols in string order:
