@@ -15,6 +15,7 @@ archive extractors `safe_extract_tar`, `safe_extract_zip`, `maybe_extract`.
 Downloads and extraction live in `t2t.core.download`, re-exported here.
 """
 import contextlib
+import math
 import numbers
 import os
 import random
@@ -455,6 +456,33 @@ def pack_examples(examples, has_inputs, packed_length=256, spacing=2, queue_size
             open_packs.append(packer_class(item, spacing))
     for pack in open_packs:
         yield pack.to_dict()
+
+
+def random_deinterleave(text, separator_symbol="X"):
+    """A fill-in-the-blanks pair from `text`: its words cut into runs at random points, the
+    runs dealt alternately to two strings, each run announced by `separator_symbol`.
+
+        random_deinterleave("The quick brown fox jumps over the lazy dog.")
+        # e.g. ("X quick brown X the lazy X", "The X fox jumps over X dog.")
+
+    The number of cuts is exp(uniform(0, log(words))), drawn from Python's `random` (as
+    T2T); swapping the two strings gives another example of the same task. A text of one
+    word (or none) comes back as (text, "").
+    """
+    words = text.strip().split(" ")
+    if len(words) <= 1:
+        return text, ""
+    starts = {0}
+    for _ in range(int(math.exp(random.uniform(0, math.log(len(words)))))):
+        starts.add(random.randint(1, len(words) - 1))
+    sides = ([], [])
+    side = random.randint(0, 1)
+    for index, word in enumerate(words):
+        if index in starts:
+            sides[side].append(separator_symbol)
+            side = 1 - side
+        sides[side].append(word)
+    return " ".join(sides[0]), " ".join(sides[1])
 
 
 # ---------------------------------------------------------------------------------------

@@ -10,12 +10,15 @@ Lines are joined into examples of up to `combine_characters_threshold` character
 
 `languagemodel_de_en_fr_ro_wiki64k` mixes the four languages (one example of each in
 turn) and its 64k vocabulary, built from 256,000 samples, is the shared multilingual
-vocabulary of `translate_ende_wmt_multi64k`.
+vocabulary of `translate_ende_wmt_multi64k`. `languagemodel_de_en_fr_ro_wiki64k_fitb_packed1k`
+turns its examples into fill-in-the-blanks pairs (inputs: some runs of words, targets: the
+others), packed into 1024-long rows.
 """
 import os
 
 from t2t.core import download as download_lib
 from t2t.core import registry
+from t2t.data import generator_utils
 from t2t.encoders import text_lines
 from t2t.problems import spaces
 from t2t.problems import text2text
@@ -206,6 +209,49 @@ class LanguagemodelDeEnFrRoWiki64k(LanguagemodelEnWiki32k):
     @property
     def max_samples_for_vocab(self):
         return 256000  # Samples alternate between 4 languages: take more to cover each.
+
+
+@registry.register_problem
+class LanguagemodelDeEnFrRoWiki64kFitbPacked1k(LanguagemodelDeEnFrRoWiki64k):
+    """Fill in the blanks on the four languages' Wikipedia text, packed into 1024-long rows.
+
+    Each `languagemodel_de_en_fr_ro_wiki64k` example is split by
+    `generator_utils.random_deinterleave` into the words kept in "inputs" and those left
+    for "targets", both behind the prefix "wiki fill " and encoded with that problem's
+    vocabulary:
+
+        # "Paris est la capitale de la France." might become
+        # {"inputs": "wiki fill X est la X France.", "targets": "wiki fill Paris X capitale de la X"}
+    """
+
+    @property
+    def use_vocab_from_other_problem(self):
+        return LanguagemodelDeEnFrRoWiki64k()
+
+    @property
+    def has_inputs(self):
+        return True
+
+    def generate_samples(self, data_dir, tmp_dir, dataset_split):
+        for example in super().generate_samples(data_dir, tmp_dir, dataset_split):
+            inputs, targets = generator_utils.random_deinterleave(example["targets"])
+            yield {"inputs": inputs, "targets": targets}
+
+    @property
+    def num_training_examples(self):
+        return 3597800
+
+    @property
+    def packed_length(self):
+        return 1024
+
+    @property
+    def inputs_prefix(self):
+        return "wiki fill "
+
+    @property
+    def targets_prefix(self):
+        return "wiki fill "
 
 
 class Multi64kPacked1kMixin:
