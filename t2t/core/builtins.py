@@ -63,6 +63,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.problems.translate_enzh",
         "t2t.problems.translate_multi30k",
         "t2t.problems.tydiqa",
+        "t2t.problems.wiki",
         "t2t.problems.wiki_lm",
         "t2t.problems.wiki_multi_problems",
         "t2t.problems.wikitext103",
