@@ -61,7 +61,8 @@ class LanguagemodelEnWikiLMMultiNLISubwords(_WikiMultiProblem):
 @registry.register_problem
 class LanguagemodelEnWikiLMMultiNLISubwordsV2(multi_problem_v2.MultiText2TextProblem):
     """English Wikipedia LM (32k) and MultiNLI, half the draws each; no inputs (an MNLI
-    example is `premise $ hypothesis <label id>` in targets)."""
+    example is `premise $ hypothesis <label id>` in targets, the label id being the class
+    number 0-2 itself, as T2T: contradiction's 0 is the padding id)."""
 
     def __init__(self, was_reversed=False, was_copy=False):
         problems = [wiki_lm.LanguagemodelEnWiki32k(), multinli.MultiNLIWikiLMSharedVocab()]
