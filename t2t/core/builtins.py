@@ -82,6 +82,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.models.evolved_transformer",
         "t2t.models.lstm",
         "t2t.models.research.attention_lm",
+        "t2t.models.research.attention_lm_moe",
         "t2t.models.research.universal_transformer",
         "t2t.models.slicenet",
         "t2t.models.transformer",
