@@ -13,8 +13,8 @@ Losses and token weights live in `t2t.layers.losses`, dropout in `t2t.layers.dro
 shape helpers in `t2t.layers.shape_utils`, normalisation in `normalization`, convolutions
 and their blocks in `conv_layers`, masks and lengths in `masks`, and T2T's smaller building
 blocks each in a module of its own (`activations`, `nalu`, `pooling`, `set_layers`,
-`recurrent` (sru), `sampling`, `factored` (FactoredTensor), `custom_gradients`,
-`discretized_logistic` (dml_loss)); all are re-exported here under T2T's names
+`recurrent` (sru, conv_gru, conv_lstm, diagonal_conv_gru), `sampling`, `factored`
+(FactoredTensor), `custom_gradients`, `discretized_logistic` (dml_loss)); all are re-exported here under T2T's names
 (`common_layers.padded_cross_entropy`, `common_layers.conv`, `common_layers.sru`, ...).
 """
 import contextlib
@@ -45,7 +45,7 @@ from t2t.layers.normalization import (_check_no_layer_collection, apply_norm, fo
     group_norm, is_forward_only, l2_norm, layer_norm, layer_norm_compute, layer_norm_vars,
     noam_norm)
 from t2t.layers.pooling import global_pool_1d, pool, running_global_pool_1d
-from t2t.layers.recurrent import sru
+from t2t.layers.recurrent import conv_gru, conv_lstm, diagonal_conv_gru, sru
 from t2t.layers.sampling import _select_top_k, sample_temperature_per_example  # noqa: F401
 from t2t.layers.set_layers import linear_set_layer, ravanbakhsh_set_layer
 from t2t.layers.shape_utils import (approximate_split, cast_like, expand_squeeze_to_nd,

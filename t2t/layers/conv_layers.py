@@ -47,10 +47,10 @@ def _prepare_inputs(inputs, kernel_size, dilation_rate, padding, what):
     return inputs, padding
 
 
-def _bias_and_activation(outputs, filters, use_bias, activation, like):
+def _bias_and_activation(outputs, filters, use_bias, activation, like, bias_initializer=None):
     if use_bias:
         bias = _v1.get_variable("bias", [filters], dtype=variable_dtype(like),
-                                initializer=_v1.zeros_initializer())
+                                initializer=bias_initializer or _v1.zeros_initializer())
         outputs = tf.nn.bias_add(outputs, cast_like(bias, like))
     if activation is not None:
         outputs = activation(outputs)
@@ -58,7 +58,8 @@ def _bias_and_activation(outputs, filters, use_bias, activation, like):
 
 
 def _conv2d(inputs, filters, kernel_size, strides, padding, dilation_rate, activation,
-            use_bias, kernel_initializer, scope, default_name="conv2d", reuse=None):
+            use_bias, kernel_initializer, scope, default_name="conv2d", reuse=None,
+            bias_initializer=None):
     """One 2-D convolution (inputs already padded) with variables scope/{kernel,bias}."""
     in_channels = inputs.get_shape().as_list()[-1]
     with _v1.variable_scope(scope, default_name=default_name, values=[inputs], reuse=reuse):
@@ -67,7 +68,8 @@ def _conv2d(inputs, filters, kernel_size, strides, padding, dilation_rate, activ
         outputs = tf.nn.conv2d(inputs, cast_like(kernel, inputs),
                                strides=[1, strides[0], strides[1], 1], padding=padding,
                                dilations=[1, dilation_rate[0], dilation_rate[1], 1])
-        return _bias_and_activation(outputs, filters, use_bias, activation, inputs)
+        return _bias_and_activation(outputs, filters, use_bias, activation, inputs,
+                                    bias_initializer)
 
 
 def _separable_conv2d(inputs, filters, kernel_size, strides, padding, dilation_rate,
@@ -99,10 +101,12 @@ def _scope(name):
 
 
 def conv(inputs, filters, kernel_size, dilation_rate=(1, 1), strides=(1, 1), padding="VALID",
-         activation=None, use_bias=True, name=None, kernel_initializer=None, reuse=None):
+         activation=None, use_bias=True, name=None, kernel_initializer=None, reuse=None,
+         bias_initializer=None):
     """2-D convolution on [batch, height, width, channels]; padding "VALID", "SAME", "LEFT".
 
-    Variables "<name>_single/kernel" [kh, kw, in, filters] and ".../bias" (T2T's names).
+    Variables "<name>_single/kernel" [kh, kw, in, filters] and ".../bias" (T2T's names;
+    the bias starts at zeros unless `bias_initializer` is given).
 
         conv(tf.zeros([2, 9, 1, 4]), 6, (3, 1), padding="LEFT")   # [2, 9, 1, 6]
     """
@@ -111,7 +115,8 @@ def conv(inputs, filters, kernel_size, dilation_rate=(1, 1), strides=(1, 1), pad
     inputs, padding = _prepare_inputs(inputs, kernel_size, dilation_rate, padding, "conv")
     scope, default_name = _scope(name)
     return _conv2d(inputs, filters, kernel_size, strides, padding, dilation_rate, activation,
-                   use_bias, kernel_initializer, scope, default_name=default_name, reuse=reuse)
+                   use_bias, kernel_initializer, scope, default_name=default_name, reuse=reuse,
+                   bias_initializer=bias_initializer)
 
 
 def conv1d(inputs, filters, kernel_size, dilation_rate=1, **kwargs):

@@ -561,3 +561,40 @@ class TransformerEncoder(t2t_model.T2TModel):
             encoder_input, encoder_self_attention_bias, hparams,
             nonpadding=features_to_nonpadding(features, "inputs"))
         return tf.expand_dims(encoder_output, 2)
+
+
+@registry.register_model
+class TransformerRegressor(TransformerEncoder):
+    """The Transformer encoder for regression: one real value per example.
+
+        model = TransformerRegressor(hp, ModeKeys.TRAIN, problem_hparams)  # REAL_L2_LOSS
+        predictions, losses = model({"inputs": ids, "targets": values})  # [B, 1, 1, 1]
+
+    `top` averages the encoder output over the input positions and projects it to one
+    number (variables "reg_top_ffn/model_top/{kernel,bias}", T2T's). Padding positions
+    (id 0, or outside `inputs_segmentation`) are left out of the average (T2T averaged them
+    in, so a padded batch predicted differently from the same sentence alone).
+    """
+
+    def top(self, body_output, features):
+        with tf.compat.v1.variable_scope("reg_top_ffn"):
+            nonpadding = _regressor_nonpadding(features, body_output)
+            if nonpadding is None:
+                pooled = tf.reduce_mean(body_output, axis=[1, 2], keepdims=True)
+            else:
+                total = tf.reduce_sum(body_output * nonpadding, axis=[1, 2], keepdims=True)
+                count = tf.reduce_sum(nonpadding, axis=[1, 2], keepdims=True)
+                pooled = total / tf.maximum(count, 1.0)
+            return common_layers.dense(pooled, 1, name="model_top")
+
+
+def _regressor_nonpadding(features, body_output):
+    """[B, L, 1, 1] float 1.0 at real input positions, or None when unknown."""
+    nonpadding = features_to_nonpadding(features, "inputs")
+    if nonpadding is None:
+        ids = features.get("inputs")
+        if ids is None or not ids.dtype.is_integer:
+            return None
+        nonpadding = tf.cast(tf.not_equal(ids, 0), body_output.dtype)
+    shape = shape_utils.shape_list(body_output)
+    return tf.reshape(tf.cast(nonpadding, body_output.dtype), shape[:2] + [1, 1])
