@@ -54,6 +54,7 @@ IN_SCOPE = (
     "models/basic_test.py",
     "models/evolved_transformer_test.py",
     "models/research/universal_transformer_test.py",
+    "models/research/neural_stack_test.py",
     "utils/metrics_test.py",
     "utils/optimize_test.py",
     "utils/multistep_optimizer_test.py",

@@ -86,6 +86,7 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.models.neural_gpu",
         "t2t.models.research.attention_lm",
         "t2t.models.research.attention_lm_moe",
+        "t2t.models.research.neural_stack",
         "t2t.models.research.universal_transformer",
         "t2t.models.slicenet",
         "t2t.models.text_cnn",
