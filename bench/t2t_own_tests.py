@@ -55,6 +55,8 @@ IN_SCOPE = (
     "models/evolved_transformer_test.py",
     "models/research/universal_transformer_test.py",
     "models/research/neural_stack_test.py",
+    "models/bytenet_test.py",
+    "models/neural_gpu_test.py",
     "utils/metrics_test.py",
     "utils/optimize_test.py",
     "utils/multistep_optimizer_test.py",
@@ -74,6 +76,8 @@ IN_SCOPE = (
     "data_generators/algorithmic_math_test.py",
     "data_generators/multi_problem_v2_test.py",
     "data_generators/paraphrase_ms_coco_test.py",
+    "data_generators/transduction_problems_test.py",
+    "data_generators/desc2code_test.py",
 )
 # --also: T2T's tests of other modules t2t has (beyond the scope).
 ALSO = (

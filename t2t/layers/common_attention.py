@@ -42,6 +42,8 @@ from t2t.layers.relative_attention import (  # noqa: F401  (T2T's names, re-expo
     dot_product_self_attention_relative_v2, dot_product_unmasked_self_attention_relative_v2,
     get_relative_embeddings_left, get_relative_embeddings_left_right,
     matmul_with_relative_keys, matmul_with_relative_values)
+from t2t.layers.memory_efficient import (  # noqa: F401  (T2T's name, re-exported)
+    multihead_self_attention_memory_efficient)
 from t2t.layers.shape_utils import cast_like, shape_list, to_float
 from t2t.layers.softmax_attention import (  # noqa: F401  (T2T's names, re-exported)
     attention_image_summary, dot_product_attention, finish_attention_weights,

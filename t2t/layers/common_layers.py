@@ -53,6 +53,16 @@ from t2t.layers.shape_utils import (approximate_split, cast_like, expand_squeeze
 
 _v1 = tf.compat.v1
 
+
+def __getattr__(name):
+    # T2T's `common_layers.conv_hidden_relu_memory_efficient` lives in memory_efficient,
+    # which imports (through softmax_attention) this module: served on first use.
+    if name == "conv_hidden_relu_memory_efficient":
+        from t2t.layers import memory_efficient  # pylint: disable=import-outside-toplevel
+        return memory_efficient.conv_hidden_relu_memory_efficient
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
 # --------------------------------------------------------------------------- graph context
 _jit_scope_state = threading.local()
 

@@ -10,7 +10,9 @@ Both return f(layer_norm(x)) (no residual) with T2T's variables: `multihead_atte
 {wqkv [heads, 1, d, 3*head], wo [heads, 1, head, d], layer_norm_scale, layer_norm_bias}` and
 `ffn2/{f1 [1, d, filter], f2 [1, filter, d], layer_norm_scale, layer_norm_bias}`. T2T also
 forgot the forward activations and recomputed them in a Defun gradient; here the forward
-graph is differentiated as is (same values and gradients, more activation memory).
+graph is differentiated as is (same values and gradients, more activation memory), so
+T2T's `forget` argument is accepted and changes nothing. `test_vars` (T2T's, for tests)
+gives the four variables instead of creating them.
 """
 import tensorflow as tf
 
@@ -22,7 +24,8 @@ _v1 = tf.compat.v1
 
 
 def multihead_self_attention_memory_efficient(x, bias, num_heads, head_size=None,
-                                              epsilon=1e-6, name=None):
+                                              epsilon=1e-6, forget=True, test_vars=None,
+                                              name=None):
     """x [batch, length, d], bias broadcastable to [batch, 1, length, length] (or None)
     -> sum over heads of attention(layer_norm(x)) projected back to d."""
     io_size = x.get_shape().as_list()[-1]
@@ -33,14 +36,19 @@ def multihead_self_attention_memory_efficient(x, bias, num_heads, head_size=None
         head_size = io_size // num_heads
     if bias is not None:
         bias = tf.squeeze(bias, 1)
+    del forget  # the activations are kept: see the module docstring
     with _v1.variable_scope(name, default_name="multihead_attention", values=[x]):
-        wqkv = _v1.get_variable(
-            "wqkv", [num_heads, 1, io_size, 3 * head_size],
-            initializer=_v1.random_normal_initializer(stddev=io_size ** -0.5))
-        wo = _v1.get_variable(
-            "wo", [num_heads, 1, head_size, io_size],
-            initializer=_v1.random_normal_initializer(stddev=(head_size * num_heads) ** -0.5))
-        norm_scale, norm_bias = layer_norm_vars(io_size)
+        if test_vars is not None:
+            wqkv, wo, norm_scale, norm_bias = test_vars
+        else:
+            wqkv = _v1.get_variable(
+                "wqkv", [num_heads, 1, io_size, 3 * head_size],
+                initializer=_v1.random_normal_initializer(stddev=io_size ** -0.5))
+            wo = _v1.get_variable(
+                "wo", [num_heads, 1, head_size, io_size],
+                initializer=_v1.random_normal_initializer(
+                    stddev=(head_size * num_heads) ** -0.5))
+            norm_scale, norm_bias = layer_norm_vars(io_size)
         n = layer_norm_compute(x, epsilon, norm_scale, norm_bias)
         y = 0
         for wqkv_h, wo_h in zip(tf.unstack(wqkv, num=num_heads),
@@ -52,14 +60,19 @@ def multihead_self_attention_memory_efficient(x, bias, num_heads, head_size=None
         return y
 
 
-def conv_hidden_relu_memory_efficient(x, filter_size, epsilon=1e-6, name=None):
+def conv_hidden_relu_memory_efficient(x, filter_size, epsilon=1e-6, forget=True,
+                                      test_vars=None, name=None):
     """x [batch, length, d] -> conv(relu(conv(layer_norm(x)))) [batch, length, d], kernel
     size 1, computed over 4 splits of the flattened positions."""
     io_size = x.get_shape().as_list()[-1]
+    del forget  # the activations are kept: see the module docstring
     with _v1.variable_scope(name, default_name="ffn2", values=[x]):
-        f1 = _v1.get_variable("f1", [1, io_size, filter_size])
-        f2 = _v1.get_variable("f2", [1, filter_size, io_size])
-        scale, bias = layer_norm_vars(io_size)
+        if test_vars is not None:
+            f1, f2, scale, bias = test_vars
+        else:
+            f1 = _v1.get_variable("f1", [1, io_size, filter_size])
+            f2 = _v1.get_variable("f2", [1, filter_size, io_size])
+            scale, bias = layer_norm_vars(io_size)
         x_flat = tf.reshape(x, [-1, 1, io_size])
         ys = []
         for part in approximate_split(x_flat, 4):

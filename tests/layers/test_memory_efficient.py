@@ -44,3 +44,32 @@ def test_attention_and_ffn_match_a_numpy_reference():
     hidden = np.maximum(n @ w["ffn2/f1"][0], 0.0)
     np.testing.assert_allclose(ffn_v, hidden @ w["ffn2/f2"][0], rtol=1e-4, atol=1e-5)
     assert grad_v[0].shape == x.shape and np.all(np.isfinite(grad_v[0]))
+
+
+def test_t2ts_names_forget_and_test_vars():
+    # T2T's tests call both through common_attention / common_layers, passing their own
+    # variables and forget=True/False: the same values either way.
+    from t2t.layers import common_attention, common_layers
+    rng = np.random.RandomState(1)
+    x = rng.normal(size=[2, 4, 8]).astype(np.float32)
+    with tf.Graph().as_default():
+        inp = tf.constant(x)
+        f1 = _v1.get_variable("f1", [1, 8, 6])
+        f2 = _v1.get_variable("f2", [1, 6, 8])
+        scale, bias = common_layers.layer_norm_vars(8)
+        ffn = [common_layers.conv_hidden_relu_memory_efficient(
+            inp, 6, forget=forget, test_vars=(f1, f2, scale, bias)) for forget in (False, True)]
+        wqkv = _v1.get_variable("wqkv", [2, 1, 8, 12])
+        wo = _v1.get_variable("wo", [2, 1, 4, 8])
+        att = [common_attention.multihead_self_attention_memory_efficient(
+            inp, None, 2, forget=forget, test_vars=(wqkv, wo, scale, bias))
+            for forget in (False, True)]
+        names = sorted(v.op.name for v in _v1.global_variables())
+        with _v1.Session() as sess:
+            sess.run(_v1.global_variables_initializer())
+            ffn_v, att_v, w = sess.run([ffn, att, {"f1": f1, "f2": f2}])
+    assert names == ["f1", "f2", "layer_norm_bias", "layer_norm_scale", "wo", "wqkv"]
+    np.testing.assert_array_equal(ffn_v[0], ffn_v[1])
+    np.testing.assert_array_equal(att_v[0], att_v[1])
+    hidden = np.maximum(_layer_norm(x) @ w["f1"][0], 0.0)
+    np.testing.assert_allclose(ffn_v[0], hidden @ w["f2"][0], rtol=1e-4, atol=1e-5)
