@@ -55,6 +55,7 @@ IN_SCOPE = (
     "models/evolved_transformer_test.py",
     "models/research/universal_transformer_test.py",
     "models/research/neural_stack_test.py",
+    "models/research/transformer_aux_test.py",
     "models/bytenet_test.py",
     "models/neural_gpu_test.py",
     "utils/metrics_test.py",
