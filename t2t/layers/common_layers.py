@@ -26,7 +26,8 @@ import tensorflow as tf
 from t2t.layers.activations import (belu, brelu, gelu, hard_sigmoid, hard_tanh,
     saturating_sigmoid)
 from t2t.layers.conv_layers import (conv, conv1d, conv1d_block, conv_block,
-    conv_block_internal, conv_hidden_relu, maybe_zero_out_padding, separable_conv,
+    conv_block_internal, conv_hidden_relu, conv_hidden_relu_memory_efficient,
+    maybe_zero_out_padding, separable_conv,
     separable_conv_block, sepconv_relu_sepconv, subseparable_conv, subseparable_conv_block)
 from t2t.layers.custom_gradients import fn_with_custom_grad, recompute_grad
 from t2t.layers.discretized_logistic import (discretized_mix_logistic_loss, dml_loss,
@@ -52,15 +53,6 @@ from t2t.layers.shape_utils import (approximate_split, cast_like, expand_squeeze
     flatten4d3d, list_product, reshape_like, shape_list, to_float, variable_dtype)
 
 _v1 = tf.compat.v1
-
-
-def __getattr__(name):
-    # T2T's `common_layers.conv_hidden_relu_memory_efficient` lives in memory_efficient,
-    # which imports (through softmax_attention) this module: served on first use.
-    if name == "conv_hidden_relu_memory_efficient":
-        from t2t.layers import memory_efficient  # pylint: disable=import-outside-toplevel
-        return memory_efficient.conv_hidden_relu_memory_efficient
-    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
 # --------------------------------------------------------------------------- graph context

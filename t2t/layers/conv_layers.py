@@ -15,8 +15,8 @@ axis, so output position i sees inputs <= i (causal in height).
 """
 import tensorflow as tf
 
-from t2t.layers.normalization import layer_norm
-from t2t.layers.shape_utils import cast_like, variable_dtype
+from t2t.layers.normalization import layer_norm, layer_norm_compute, layer_norm_vars
+from t2t.layers.shape_utils import approximate_split, cast_like, shape_list, variable_dtype
 
 _v1 = tf.compat.v1
 
@@ -301,3 +301,26 @@ def sepconv_relu_sepconv(inputs, filter_size, output_size, first_kernel_size=(1,
         h = maybe_zero_out_padding(h, second_kernel_size, nonpadding_mask)
         ret = separable_conv(h, output_size, second_kernel_size, padding=padding, name="conv2")
         return tf.squeeze(ret, 2) if is_3d else ret
+
+
+def conv_hidden_relu_memory_efficient(x, filter_size, epsilon=1e-6, forget=True,
+                                      test_vars=None, name=None):
+    """x [batch, length, d] -> conv(relu(conv(layer_norm(x)))) [batch, length, d], kernel
+    size 1, computed over 4 splits of the flattened positions."""
+    io_size = x.get_shape().as_list()[-1]
+    del forget  # the activations are kept: see t2t.layers.memory_efficient
+    with _v1.variable_scope(name, default_name="ffn2", values=[x]):
+        if test_vars is not None:
+            f1, f2, scale, bias = test_vars
+        else:
+            f1 = _v1.get_variable("f1", [1, io_size, filter_size])
+            f2 = _v1.get_variable("f2", [1, filter_size, io_size])
+            scale, bias = layer_norm_vars(io_size)
+        x_flat = tf.reshape(x, [-1, 1, io_size])
+        ys = []
+        for part in approximate_split(x_flat, 4):
+            n = layer_norm_compute(part, epsilon, scale, bias)
+            ys.append(tf.nn.conv1d(tf.nn.relu(tf.nn.conv1d(n, f1, 1, "SAME")), f2, 1, "SAME"))
+        y = tf.reshape(tf.concat(ys, 0), shape_list(x))
+        y.set_shape(x.get_shape())
+        return y

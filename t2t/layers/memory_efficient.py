@@ -1,10 +1,11 @@
-"""T2T 1.15.7's memory-efficient blocks with their own layer norm:
-`common_attention.multihead_self_attention_memory_efficient` (attention one head at a time)
-and `common_layers.conv_hidden_relu_memory_efficient` (the feed-forward in 4 batch splits).
+"""T2T 1.15.7's memory-efficient self-attention with its own layer norm:
+`common_attention.multihead_self_attention_memory_efficient` (attention one head at a time).
+Its feed-forward partner, `common_layers.conv_hidden_relu_memory_efficient` (4 batch
+splits), lives in `t2t.layers.conv_layers` beside `conv_hidden_relu`.
 
     x = tf.zeros([2, 5, 32])
     y = multihead_self_attention_memory_efficient(x, None, num_heads=4)   # [2, 5, 32]
-    z = conv_hidden_relu_memory_efficient(x, filter_size=64)              # [2, 5, 32]
+    z = conv_layers.conv_hidden_relu_memory_efficient(x, filter_size=64)  # [2, 5, 32]
 
 Both return f(layer_norm(x)) (no residual) with T2T's variables: `multihead_attention/
 {wqkv [heads, 1, d, 3*head], wo [heads, 1, head, d], layer_norm_scale, layer_norm_bias}` and
@@ -17,7 +18,6 @@ gives the four variables instead of creating them.
 import tensorflow as tf
 
 from t2t.layers.normalization import layer_norm_compute, layer_norm_vars
-from t2t.layers.shape_utils import approximate_split, shape_list
 from t2t.layers.softmax_attention import scaled_dot_product_attention_simple
 
 _v1 = tf.compat.v1
@@ -56,28 +56,5 @@ def multihead_self_attention_memory_efficient(x, bias, num_heads, head_size=None
             q, k, v = tf.split(tf.nn.conv1d(n, wqkv_h, 1, "SAME"), 3, axis=2)
             o = scaled_dot_product_attention_simple(q, k, v, bias)
             y += tf.nn.conv1d(o, wo_h, 1, "SAME")
-        y.set_shape(x.get_shape())
-        return y
-
-
-def conv_hidden_relu_memory_efficient(x, filter_size, epsilon=1e-6, forget=True,
-                                      test_vars=None, name=None):
-    """x [batch, length, d] -> conv(relu(conv(layer_norm(x)))) [batch, length, d], kernel
-    size 1, computed over 4 splits of the flattened positions."""
-    io_size = x.get_shape().as_list()[-1]
-    del forget  # the activations are kept: see the module docstring
-    with _v1.variable_scope(name, default_name="ffn2", values=[x]):
-        if test_vars is not None:
-            f1, f2, scale, bias = test_vars
-        else:
-            f1 = _v1.get_variable("f1", [1, io_size, filter_size])
-            f2 = _v1.get_variable("f2", [1, filter_size, io_size])
-            scale, bias = layer_norm_vars(io_size)
-        x_flat = tf.reshape(x, [-1, 1, io_size])
-        ys = []
-        for part in approximate_split(x_flat, 4):
-            n = layer_norm_compute(part, epsilon, scale, bias)
-            ys.append(tf.nn.conv1d(tf.nn.relu(tf.nn.conv1d(n, f1, 1, "SAME")), f2, 1, "SAME"))
-        y = tf.reshape(tf.concat(ys, 0), shape_list(x))
         y.set_shape(x.get_shape())
         return y

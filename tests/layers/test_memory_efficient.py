@@ -3,7 +3,7 @@ computation over layer_norm(x) with the same variables, gradients included."""
 import numpy as np
 import tensorflow as tf
 
-from t2t.layers import memory_efficient
+from t2t.layers import conv_layers, memory_efficient
 
 _v1 = tf.compat.v1
 
@@ -22,7 +22,7 @@ def test_attention_and_ffn_match_a_numpy_reference():
         inp = tf.constant(x)
         att = memory_efficient.multihead_self_attention_memory_efficient(
             inp, tf.constant(causal), num_heads=2)
-        ffn = memory_efficient.conv_hidden_relu_memory_efficient(inp, filter_size=16)
+        ffn = conv_layers.conv_hidden_relu_memory_efficient(inp, filter_size=16)
         variables = {v.op.name: v for v in _v1.global_variables()}
         grads = tf.gradients(tf.reduce_sum(att) + tf.reduce_sum(ffn), [inp])
         with _v1.Session() as sess:

@@ -208,7 +208,7 @@ def _local_experts(x, batch_coordinate, to_experts, from_experts, hparams):
 
 def _ffn(x, preprocess, hparams):
     if hparams.memory_efficient_ffn:
-        return memory_efficient.conv_hidden_relu_memory_efficient(x, hparams.filter_size)
+        return conv_layers.conv_hidden_relu_memory_efficient(x, hparams.filter_size)
     conv_params = {}
     if hparams.use_sepconv:
         conv_params = dict(padding="LEFT", kernel_size=(3, 1), second_kernel_size=(31, 1))
