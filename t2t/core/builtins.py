@@ -88,6 +88,8 @@ BUILTIN_MODULES: Dict[str, Tuple[str, ...]] = {
         "t2t.models.research.attention_lm",
         "t2t.models.research.attention_lm_moe",
         "t2t.models.research.neural_stack",
+        "t2t.models.research.residual_shuffle_exchange",
+        "t2t.models.research.shuffle_network",
         "t2t.models.research.similarity_transformer",
         "t2t.models.research.transformer_aux",
         "t2t.models.research.universal_transformer",
