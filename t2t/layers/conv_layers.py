@@ -65,9 +65,22 @@ def _conv2d(inputs, filters, kernel_size, strides, padding, dilation_rate, activ
     with _v1.variable_scope(scope, default_name=default_name, values=[inputs], reuse=reuse):
         kernel = _v1.get_variable("kernel", list(kernel_size) + [in_channels, filters],
                                   dtype=variable_dtype(inputs), initializer=kernel_initializer)
-        outputs = tf.nn.conv2d(inputs, cast_like(kernel, inputs),
-                               strides=[1, strides[0], strides[1], 1], padding=padding,
-                               dilations=[1, dilation_rate[0], dilation_rate[1], 1])
+        kernel = cast_like(kernel, inputs)
+        if tuple(dilation_rate) != (1, 1):
+            if tuple(strides) != (1, 1):
+                raise ValueError("conv: strides %s with dilation_rate %s; one of them must be"
+                                 " 1" % (tuple(strides), tuple(dilation_rate)))
+            # Atrous by space-to-batch: TensorFlow's CPU kernel for the input gradient of a
+            # dilated conv2d exists only with oneDNN on (off by default on AMD CPUs:
+            # "Current CPU implementations do not yet support dilation rates larger than 1").
+            outputs = tf.nn.with_space_to_batch(
+                inputs, dilation_rate=list(dilation_rate), padding=padding,
+                filter_shape=list(kernel_size),
+                op=lambda x, _, pad: tf.nn.conv2d(x, kernel, strides=[1, 1, 1, 1],
+                                                  padding=pad))
+        else:
+            outputs = tf.nn.conv2d(inputs, kernel, strides=[1, strides[0], strides[1], 1],
+                                   padding=padding)
         return _bias_and_activation(outputs, filters, use_bias, activation, inputs,
                                     bias_initializer)
 

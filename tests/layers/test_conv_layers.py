@@ -211,3 +211,52 @@ def test_subseparable_block_with_two_separability_two_layers_names_each_mixing_c
         return out
 
     assert run_graph(build).shape == (2, 6, 1, 4)
+
+
+DILATED_CONV_AND_GRADIENT = """
+import numpy as np, tensorflow as tf
+from t2t.layers import conv_layers
+with tf.Graph().as_default():
+    x = tf.constant(np.arange(2 * 9 * 1 * 3, dtype=np.float32).reshape(2, 9, 1, 3) / 50)
+    out = conv_layers.conv(x, 2, (3, 1), dilation_rate=(2, 1), padding="LEFT", name="d")
+    kernel = [v for v in tf.compat.v1.global_variables() if v.op.name == "d_single/kernel"][0]
+    grads = tf.gradients(tf.reduce_sum(out * out), [x, kernel])
+    with tf.compat.v1.Session() as sess:
+        sess.run(tf.compat.v1.global_variables_initializer())
+        values = sess.run([out, kernel] + grads)
+np.save("%s", np.array(values, dtype=object), allow_pickle=True)
+"""
+
+
+def test_dilated_conv_and_its_gradients_without_onednn(tmp_path):
+    # TensorFlow's own CPU kernel (oneDNN off: the default on AMD CPUs) has no input
+    # gradient for a dilated conv2d; conv computes it by space-to-batch.
+    import os
+    import subprocess
+    import sys
+    path = str(tmp_path / "values.npy")
+    env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="0", TF_CPP_MIN_LOG_LEVEL="3")
+    run = subprocess.run([sys.executable, "-c", DILATED_CONV_AND_GRADIENT % path], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    out, kernel, grad_x, grad_kernel = np.load(path, allow_pickle=True)
+    x = np.arange(2 * 9 * 1 * 3, dtype=np.float32).reshape(2, 9, 1, 3) / 50
+    # Dilation 2, left padding: output i sees inputs i - 4, i - 2, i.
+    padded = np.pad(x, [(0, 0), (4, 0), (0, 0), (0, 0)])
+    expected = np.stack([sum(padded[:, i + 2 * t, 0] @ kernel[t, 0] for t in range(3))
+                         for i in range(9)], axis=1)[:, :, None, :]
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+    # d/dx sum(out^2) = sum over outputs of 2 * out * kernel at the input's tap.
+    want_x = np.zeros_like(padded)
+    for i in range(9):
+        for t in range(3):
+            want_x[:, i + 2 * t, 0] += 2 * out[:, i, 0] @ kernel[t, 0].T
+    np.testing.assert_allclose(grad_x, want_x[:, 4:], rtol=1e-4, atol=1e-5)
+    want_kernel = np.stack([np.einsum("bc,bf->cf", padded[:, 2 * t:2 * t + 9, 0].reshape(-1, 3),
+                                      2 * out[:, :, 0].reshape(-1, 2)) for t in range(3)])
+    np.testing.assert_allclose(grad_kernel, want_kernel[:, None], rtol=1e-4, atol=1e-5)
+
+
+def test_strides_with_dilation_are_refused():
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="one of them must be 1"):
+        conv_layers.conv(tf.constant(X), 2, (3, 1), dilation_rate=(2, 1), strides=(2, 1))

@@ -59,7 +59,7 @@ def test_datagen_train_decode_evaluate(tmp_path):
 
     model = ["--model=transformer_span", "--hparams_set=transformer_span_tiny",
              "--hparams=" + HPARAMS, "--output_dir=" + train_dir]
-    run("t2t-trainer", *common, *model, "--train_steps=700", "--schedule=train",
+    run("t2t-trainer", *common, *model, "--train_steps=1000", "--schedule=train",
         "--random_seed=1")
 
     predictions = str(tmp_path / "predictions.jsonl")

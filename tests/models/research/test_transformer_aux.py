@@ -15,7 +15,7 @@ from t2t_model_testing import (EOS, PREDICT, TRAIN, batch_features, copy_example
 
 _v1 = tf.compat.v1
 SETS = ["transformer_aux_base", "transformer_aux_tiny"]
-STEPS = 120
+STEPS = 300  # 120 left the short row [3, 2] half-learned for 1 seed in 6 (CI failed under load)
 
 
 def tiny(name="transformer_aux_tiny", layers=1, **values):
