@@ -128,3 +128,17 @@ def register_user_subclass(base, name, approx_vocab_size=2**8, train_shards=2):
 
     UserSubclass.__name__ = UserSubclass.__qualname__ = "User" + base.__name__
     return registry.register_problem(name)(UserSubclass)
+
+
+def run_t2t_datagen(capsys, *args):
+    """t2t-datagen's main in this process with `args`: (exit code, stderr)."""
+    import pytest
+    from absl import flags
+    from absl.testing import flagsaver
+    from t2t.bin import cli, t2t_datagen
+
+    with flagsaver.flagsaver():
+        flags.FLAGS.unparse_flags()
+        with pytest.raises(SystemExit) as info:
+            cli.run_main(t2t_datagen.main, "t2t-datagen", argv=["t2t-datagen"] + list(args))
+    return info.value.code, capsys.readouterr().err

@@ -72,7 +72,9 @@ class Conll2002Ner(text_problems_tmpdir.Text2textTmpdir):
         is_training = dataset_split == spaces.DatasetSplit.TRAIN
         files = self.TRAIN_FILES if is_training else self.EVAL_FILES
         if not files:
-            raise NotImplementedError(
+            # T2T raised NotImplementedError (a traceback from t2t-datagen); the base class
+            # is registered, so naming it is a user's mistake: one line, before any download.
+            raise errors.UserError(
                 "%s names no CoNLL-2002 files; generate conll2002_es_ner or conll2002_nl_ner "
                 "(or set TRAIN_FILES and EVAL_FILES in a subclass)" % self.name)
         return list(files)

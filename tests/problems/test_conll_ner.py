@@ -105,7 +105,7 @@ def test_a_pre_placed_zip_or_folder_is_not_downloaded(served, tmp_path):
 
 
 def test_bad_input_is_a_one_line_error(served, tmp_path):
-    with pytest.raises(NotImplementedError, match="conll2002_ner names no CoNLL-2002 files"):
+    with pytest.raises(errors.UserError, match="conll2002_ner names no CoNLL-2002 files"):
         next(registry.problem("conll2002_ner").generate_samples(None, str(tmp_path),
                                                                 spaces.DatasetSplit.TRAIN))
     corpus_testing.write_file(tmp_path / "conll2002" / "esp.train", "Sao B-LOC\n")
@@ -114,3 +114,18 @@ def test_bad_input_is_a_one_line_error(served, tmp_path):
         list(es.generate_samples(None, str(tmp_path), spaces.DatasetSplit.TRAIN))
     with pytest.raises(errors.UserError, match=r"esp.testa is missing; delete"):
         list(es.generate_samples(None, str(tmp_path), spaces.DatasetSplit.EVAL))
+
+
+def test_t2t_datagen_of_the_base_class_is_one_line_and_writes_no_records(tmp_path, capsys):
+    """conll2002_ner is registered (as in T2T) but names no files: exit 2, no traceback."""
+    data_dir = tmp_path / "data"
+    code, err = corpus_testing.run_t2t_datagen(
+        capsys, "--problem=conll2002_ner", "--data_dir=%s" % data_dir,
+        "--tmp_dir=%s" % (tmp_path / "tmp"))
+    assert code == 2 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == (
+        "t2t-datagen: error: conll2002_ner names no CoNLL-2002 files; generate "
+        "conll2002_es_ner or conll2002_nl_ner (or set TRAIN_FILES and EVAL_FILES in a subclass)")
+    records = os.listdir(str(data_dir)) if data_dir.exists() else []
+    assert not [name for name in records if "conll2002_ner-" in name], records
+    assert not (tmp_path / "tmp" / "conll2002").exists()

@@ -470,16 +470,9 @@ def test_bad_rows_name_the_file_and_line(tmp_path):
 
 def test_t2t_datagen_runs_a_preplaced_corpus_and_a_bad_row_is_one_line(tmp_path, capsys):
     """t2t-datagen in this process, on an RTE folder placed in --tmp_dir."""
-    from absl import flags
-    from absl.testing import flagsaver
-    from t2t.bin import cli, t2t_datagen
 
     def datagen(*args):
-        with flagsaver.flagsaver():
-            flags.FLAGS.unparse_flags()
-            with pytest.raises(SystemExit) as info:
-                cli.run_main(t2t_datagen.main, "t2t-datagen", argv=["t2t-datagen"] + list(args))
-        return info.value.code, capsys.readouterr().err
+        return corpus_testing.run_t2t_datagen(capsys, *args)
 
     for member, text in RTE.items():
         corpus_testing.write_file(tmp_path / "tmp" / member, text)
