@@ -308,4 +308,8 @@ def test_the_trainer_trains_evaluates_and_decodes_a_multi_problem(usr_dir, tmp_p
          "--decode_hparams=multiproblem_task_id=259,extra_length=4"] + common,
         capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert len((tmp_path / "decodes.txt").read_text().splitlines()) == 2
+    # Four training steps decide no particular text (one run decoded "\x1c\x1c\x1c\x1c",
+    # which str.splitlines splits): count the records the decoder wrote, not their lines.
+    assert "decoded 2 lines of " in result.stdout, result.stdout
+    decodes = (tmp_path / "decodes.txt").read_text(encoding="utf-8")
+    assert decodes.endswith("\n") and decodes.count("\n") >= 2, repr(decodes)
