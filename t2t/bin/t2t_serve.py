@@ -35,7 +35,8 @@ _define(flags.DEFINE_integer, "max_batch_size", 32, "A batch closes at this many
 _define(flags.DEFINE_integer, "max_batch_tokens", 0, "A batch closes at this many input ids "
         "(0: no bound).")
 _define(flags.DEFINE_float, "max_wait_ms", 5.0, "A batch closes this long after its first "
-        "text arrived.")
+        "text arrived, at the latest; it waits only while company is on its way (a request "
+        "being read, a client in a loop just answered).")
 _define(flags.DEFINE_integer, "max_queue", 1024, "Texts that may wait per model; beyond, "
         "429 with Retry-After.")
 _define(flags.DEFINE_float, "request_timeout", 30.0, "Seconds before a request leaves the "

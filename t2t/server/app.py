@@ -298,8 +298,10 @@ class _Counted:
             return await self.app(scope, receive, send)
         started, status = time.monotonic(), [500]
         translating = scope["path"] in TRANSLATING
+        connection = scope.get("client")  # (host, port): one kept-alive connection
+        connection = tuple(connection) if connection else None
         if translating:
-            self.traffic.arrived()
+            self.traffic.arrived(connection)
             self.metrics.in_flight.inc()
 
         async def sending(message):
@@ -314,7 +316,7 @@ class _Counted:
             self.metrics.answered(path, status[0], time.monotonic() - started)
             if translating:
                 self.metrics.in_flight.dec()
-                self.traffic.answered()
+                self.traffic.answered(connection)
 
 
 def create_app(loaders, config=None, title="t2t-serve"):

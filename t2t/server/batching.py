@@ -4,10 +4,11 @@ Requests hand their texts to the model's `Batcher` (`submit`) and await the `Job
 on the event loop; the model's thread takes texts from the queue into batches and decodes
 them with `TrainedModel.decode` (which sorts a batch by length), off the event loop. A batch
 closes when it holds `max_batch_size` texts or `max_batch_tokens` input ids, or
-`max_wait_ms` after its first text was queued, or as soon as every request the server is
-handling has its texts queued (`Traffic`: no company is on its way, so a lone client is
-never held for `max_wait_ms`), whichever comes first. Texts with different
-decode settings never share a batch: the batch takes the oldest job's settings and the
+`max_wait_ms` after its first text was queued (or after the engine finished its last batch,
+if later: a batch queued behind a decode waits for the clients that decode answers), or as
+soon as no company is on its way (`Traffic`: every request the server is handling has its
+texts queued and every client in a loop it just answered is back, so a lone client is never
+held for `max_wait_ms`), whichever comes first. Texts with different decode settings never share a batch: the batch takes the oldest job's settings and the
 texts queued with the same. A job larger than a batch is decoded over several batches; its
 results come back in its own order. A cancelled job (timed out, client gone) leaves the
 queue at once; its texts in a batch already decoding are dropped on return.
@@ -19,6 +20,10 @@ import time
 from absl import logging
 
 from t2t.core import errors
+
+
+# uvicorn's keep-alive timeout (running.py sets it): a connection idle this long is closed.
+KEEP_ALIVE_SECONDS = 5.0
 
 
 class QueueFull(Exception):
@@ -37,11 +42,18 @@ class Traffic:
     """The translation requests a server is handling, shared by its batchers.
 
     A request is in flight from its arrival to its answer (`arrived`, `answered`); its job
-    counts as queued while it waits in a batcher's queue. A batch waits up to
-    `max_wait_ms` for company only while a request in flight has no job queued: one being
-    read, or decoded by another model, or one whose answer is being sent (its client may
-    send the next at once). When every request in flight has its job queued (`all_in`), no
-    company is coming and the batch closes at once.
+    counts as queued while it waits in a batcher's queue. A batch waits for company (up to
+    `max_wait_ms`) only while some is on its way:
+    - a request in flight has no job queued yet (being read, decoded by another model, or
+      its answer being sent);
+    - or a client just answered on a kept-alive connection is expected back: a connection
+      that has carried more than one request is a client in a loop, and for `max_wait_ms`
+      after its answer the batch waits for its next request (without this, clients answered
+      together come back a few at a time and split one batch into several small ones).
+    When no company is coming (`company_until` is in the past) the batch closes at once, so
+    a lone client is never held. A connection the client closes (`closed`, from the server's
+    protocol) is not waited for; one idle longer than uvicorn's keep-alive timeout
+    (`KEEP_ALIVE_SECONDS`, after which uvicorn closes it) is forgotten.
     """
 
     def __init__(self):
@@ -49,28 +61,70 @@ class Traffic:
         self.in_flight = 0
         self.queued_jobs = 0
         self._batchers = []
+        # connection (host, port) -> [carried more than one request, when last answered]
+        self._connections = {}
+        # connection -> when answered: the clients in a loop answered that are not back yet
+        # (few: at most one per looping client), which `company_until` reads on every look.
+        self._awaited = {}
+        self._pruned_at = time.monotonic()
 
     def watch(self, batcher):
         """`batcher` waits for the requests in flight: wake it when one is answered."""
         self._batchers.append(batcher)
 
-    def arrived(self):
+    def arrived(self, connection=None):
         with self._lock:
             self.in_flight += 1
+            if connection is not None:
+                known = self._connections.get(connection)
+                self._connections[connection] = [known is not None, None]
+                self._awaited.pop(connection, None)
+        if connection is not None:  # a batch waiting for this client looks again
+            self.wake()
 
-    def answered(self):
+    def answered(self, connection=None):
+        now = time.monotonic()
         with self._lock:
             self.in_flight -= 1
-        for batcher in self._batchers:  # a batch waiting for this request closes now
+            known = self._connections.get(connection)
+            if known is not None:
+                known[1] = now
+                if known[0]:
+                    self._awaited[connection] = now
+            if now - self._pruned_at > KEEP_ALIVE_SECONDS:
+                self._pruned_at = now
+                for key, (_, answered_at) in list(self._connections.items()):
+                    if answered_at is not None and now - answered_at > KEEP_ALIVE_SECONDS:
+                        del self._connections[key]  # idle that long: uvicorn closed it
+                        self._awaited.pop(key, None)
+        self.wake()  # a batch waiting for this request closes now
+
+    def closed(self, connection):
+        """The client closed `connection`: it is not coming back."""
+        with self._lock:
+            self._connections.pop(connection, None)
+            awaited = self._awaited.pop(connection, None)
+        if awaited is not None:
+            self.wake()
+
+    def wake(self):
+        for batcher in self._batchers:
             batcher.wake()
 
     def jobs(self, change):
         with self._lock:
             self.queued_jobs += change
 
-    @property
-    def all_in(self):
-        return self.in_flight <= self.queued_jobs
+    def company_until(self, now, window):
+        """Until when a batch should wait for company (`now` or earlier: none is coming):
+        infinity while a request in flight has no job queued, else the end of `window`
+        seconds after the last answer to a client in a loop that has not come back."""
+        with self._lock:
+            if self.in_flight > self.queued_jobs:
+                return float("inf")
+            if not self._awaited:
+                return 0.0
+            return max(self._awaited.values()) + window
 
 
 class Job:
@@ -125,6 +179,7 @@ class Batcher:
         self.max_batch_size = max(1, int(max_batch_size))
         self.max_batch_tokens = int(max_batch_tokens or 0)
         self.max_wait = max(0.0, float(max_wait_ms)) / 1000.0
+        self._idle_since = 0.0  # when the engine last finished a batch (engine thread only)
         self.max_queue = int(max_queue)
         self.metrics = metrics
         self.traffic = traffic
@@ -228,6 +283,7 @@ class Batcher:
             if batch is None:
                 break
             self._decode(*batch)
+            self._idle_since = time.monotonic()
         self.model.close()
 
     def _fill(self, settings):
@@ -249,7 +305,7 @@ class Batcher:
 
     def _next_batch(self):
         """Wait for a batch to close; returns (settings, [(job, index)], why it closed:
-        "full", "all_in" (every request in flight queued), "waited" (max_wait_ms) or
+        "full", "all_in" (no company on its way), "waited" (max_wait_ms) or
         "stopping"), or None to stop."""
         with self._cond:
             while True:
@@ -258,19 +314,25 @@ class Batcher:
                 if not self._pending:
                     return None
                 first = self._pending[0]
-                closes_at = first.queued_at + self.max_wait
+                # From the later of its first text's arrival and the end of the last decode:
+                # a batch queued behind a decode can still wait for the clients it answers.
+                opened_at = max(first.queued_at, self._idle_since)
+                closes_at = opened_at + self.max_wait
                 closed = "stopping"
                 while not self._stopping:
                     _, _, full = self._fill(first.settings)
                     left = closes_at - time.monotonic()
+                    until = (self.traffic.company_until(time.monotonic(), self.max_wait)
+                             if self.traffic is not None else float("inf"))
                     if full:
                         closed = "full"
-                    elif self.traffic is not None and self.traffic.all_in:
-                        closed = "all_in"
+                    elif until <= time.monotonic():
+                        # all in, or the client in a loop it waited for did not come back
+                        closed = "waited" if until > opened_at else "all_in"
                     elif left <= 0:
                         closed = "waited"
                     else:
-                        self._cond.wait(left)
+                        self._cond.wait(max(0.0, min(left, until - time.monotonic())))
                         if not self._pending or self._pending[0] is not first:
                             break
                         continue

@@ -6,7 +6,7 @@
     t2t_serve_batch_size{model}                   texts per decoded batch
     t2t_serve_batch_seconds{model}                engine time per batch
     t2t_serve_batches_closed_total{model, closed} batches by why they closed: full,
-                                                  all_in (every request in flight queued),
+                                                  all_in (no company on its way),
                                                   waited (max_wait_ms), stopping
     t2t_serve_in_flight                           translation requests being handled
     t2t_serve_tokens_in_total{model}              input ids decoded (EOS included)
@@ -41,8 +41,8 @@ class Metrics:
             "batch_seconds", "Engine seconds per batch.", ["model"], buckets=LATENCY_BUCKETS,
             **kw)
         self.closed = prometheus_client.Counter(
-            "batches_closed", "Batches decoded, by why they closed: full, all_in (every "
-            "request in flight had its texts queued), waited (max_wait_ms), stopping.",
+            "batches_closed", "Batches decoded, by why they closed: full, all_in (no "
+            "company on its way), waited (max_wait_ms), stopping.",
             ["model", "closed"], **kw)
         self.in_flight = prometheus_client.Gauge(
             "in_flight", "Translation requests being handled (arrived, not yet answered).",

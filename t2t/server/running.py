@@ -9,8 +9,10 @@ import sys
 import threading
 
 import uvicorn
+from uvicorn.protocols.http import h11_impl
 
 import t2t.server.app as app_lib
+import t2t.server.batching as batching
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -48,13 +50,26 @@ class DrainingServer(uvicorn.Server):
         self.should_exit = True
 
 
+def _protocol_telling(traffic):
+    """uvicorn's HTTP/1.1 protocol (h11) that tells `traffic` when a client closes its
+    connection, so a batch never waits for a client that has gone."""
+    class Protocol(h11_impl.H11Protocol):
+        def connection_lost(self, exc):
+            if self.client:
+                traffic.closed(tuple(self.client))
+            super().connection_lost(exc)
+    return Protocol
+
+
 def make_server(loaders, config=None, host="127.0.0.1", port=8000, log_level="warning"):
     """A `DrainingServer` for `loaders` (see `create_app`); `.run()` serves until stopped."""
     config = config or app_lib.ServerConfig()
     application = app_lib.create_app(loaders, config)
     uvicorn_config = uvicorn.Config(application, host=host, port=port, log_level=log_level,
                                     timeout_graceful_shutdown=config.drain_seconds,
-                                    lifespan="on", access_log=False)
+                                    timeout_keep_alive=batching.KEEP_ALIVE_SECONDS,
+                                    lifespan="on", access_log=False,
+                                    http=_protocol_telling(application.state.service.traffic))
     return DrainingServer(uvicorn_config, application.state.service)
 
 

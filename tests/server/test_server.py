@@ -200,6 +200,121 @@ def test_a_batch_waits_for_a_request_being_read(server, reference):
     assert closed_batches(server, "all_in") - all_in == 1
 
 
+def test_a_batch_waits_for_clients_in_a_loop_it_just_answered(server, reference):
+    # Two clients on kept-alive connections, each sending its next request when answered: a
+    # batch waits (up to --max_wait_ms) for a client answered that has not come back, and
+    # never for one that closed its connection.
+    import time
+    engine, batcher = server["engine"], server["service"].batchers[NAME]
+    traffic = server["service"].traffic
+    a, b = httpx.Client(timeout=60), httpx.Client(timeout=60)
+
+    def send(client, word, delay=0.0):
+        time.sleep(delay)
+        started = time.monotonic()
+        answer = client.post(server["url"] + "/v1/translate", json={"inputs": word})
+        return answer.json()["outputs"], time.monotonic() - started
+
+    # The expected decodes first: a slow first decode on the test's thread between an answer
+    # and the next request would make that client late.
+    expected = dict(zip(["dcba", "bad", "dd", "cab"],
+                        reference.decode(["dcba", "bad", "dd", "cab"])))
+    try:
+        for client, word in ((a, "ab"), (b, "cd"), (a, "abc"), (b, "cdc")):
+            send(client, word)  # a second request on a connection: a client in a loop
+        seen = len(engine.batches)
+        all_in, waited = closed_batches(server, "all_in"), closed_batches(server, "waited")
+        batcher.max_wait = 600.0
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            first = pool.submit(send, a, "dcba")
+            late = pool.submit(send, b, "bad", 0.3)
+            (out_a, seconds_a), (out_b, _) = first.result(), late.result()
+        assert [out_a, out_b] == [expected["dcba"], expected["bad"]]
+        assert engine.batches[seen:] == [2] and seconds_a >= 0.25  # it waited for b
+        assert closed_batches(server, "all_in") - all_in == 1
+        batcher.max_wait = 0.5  # b stays away: a's next batch closes after --max_wait_ms
+        out_a, seconds_a = send(a, "dd")
+        assert out_a == expected["dd"] and engine.batches[seen + 1:] == [1]
+        assert seconds_a >= 0.3 and closed_batches(server, "waited") - waited == 1
+        batcher.max_wait = 600.0  # b closes its connection: nobody to wait for
+        b.close()
+        out_a, seconds_a = send(a, "cab")
+        assert out_a == expected["cab"] and engine.batches[seen + 2:] == [1]
+        assert closed_batches(server, "all_in") - all_in == 2
+        a.close()
+        wait_for(lambda: traffic.company_until(time.monotonic(), 600.0) == 0.0,
+                 what="the closed connections to be forgotten")
+    finally:
+        batcher.max_wait = CONFIG["max_wait_ms"] / 1000.0
+        a.close()
+        b.close()
+
+
+def test_a_batch_queued_behind_a_decode_waits_for_the_clients_it_answers(server, reference):
+    # --max_wait_ms counts from the end of the decode a batch queued behind, not from its
+    # first text: b's request waits there for a, in a loop, whose answer that decode is (the
+    # old rule closed it at once, its wait long over: batches [1, 1, 1] instead of [1, 2]).
+    # A client that connects once per request is not waited for.
+    import time
+    engine, batcher = server["engine"], server["service"].batchers[NAME]
+    traffic = server["service"].traffic
+    a, b = httpx.Client(timeout=60), httpx.Client(timeout=60)
+
+    def send(client, word):
+        return client.post(server["url"] + "/v1/translate", json={"inputs": word})
+
+    def loop(client, words):  # the next request as soon as the last is answered
+        return [send(client, word).json()["outputs"] for word in words]
+
+    expected = dict(zip(["dcba", "bad", "cab", "dd", "abcd"],
+                        reference.decode(["dcba", "bad", "cab", "dd", "abcd"])))
+    try:
+        for client, word in ((a, "ab"), (b, "cd"), (a, "abc"), (b, "cdc")):
+            send(client, word)  # a second request on a connection: a client in a loop
+        batcher.max_wait = 0.5
+        time.sleep(0.6)  # longer than --max_wait_ms: nobody answered is awaited any more
+        seen, all_in = len(engine.batches), closed_batches(server, "all_in")
+        engine.gate.clear()
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            looped = pool.submit(loop, a, ["dcba", "bad"])
+            wait_for(engine.waiting.is_set, what="a's first request at the engine")
+            queued = pool.submit(send, b, "cab")
+            wait_for(lambda: batcher.queued == 1, what="b's request queued behind it")
+            time.sleep(0.7)  # b has waited longer than --max_wait_ms before the decode ends
+            engine.gate.set()
+            assert looped.result() == [expected["dcba"], expected["bad"]]
+            assert queued.result().json()["outputs"] == expected["cab"]
+        assert engine.batches[seen:] == [1, 2]
+        assert closed_batches(server, "all_in") - all_in == 2
+
+        # Clients that connect once per request: the batch behind the decode closes as soon as
+        # the decode ends.
+        a.close()
+        b.close()
+        wait_for(lambda: traffic.company_until(time.monotonic(), 600.0) == 0.0,
+                 what="the closed connections to be forgotten")
+        seen, all_in = len(engine.batches), closed_batches(server, "all_in")
+        batcher.max_wait = 600.0  # were it waited for, the client's 60 s would run out
+        engine.gate.clear()
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            once = pool.submit(post, server, "/v1/translate", {"inputs": "dd"})
+            wait_for(engine.waiting.is_set, what="the one-shot request at the engine")
+            queued = pool.submit(post, server, "/v1/translate", {"inputs": "abcd"})
+            wait_for(lambda: batcher.queued == 1, what="the next request queued behind it")
+            engine.gate.set()
+            started = time.monotonic()
+            assert queued.result().json()["outputs"] == expected["abcd"]
+            assert time.monotonic() - started < 30  # not held for --max_wait_ms
+            assert once.result().json()["outputs"] == expected["dd"]
+        assert engine.batches[seen:] == [1, 1]
+        assert closed_batches(server, "all_in") - all_in == 2
+    finally:
+        engine.gate.set()
+        batcher.max_wait = CONFIG["max_wait_ms"] / 1000.0
+        a.close()
+        b.close()
+
+
 def test_batches_by_settings_and_by_tokens(server, reference):
     engine, batcher = server["engine"], server["service"].batchers[NAME]
     seen = len(engine.batches)
