@@ -34,7 +34,7 @@ _define(flags.DEFINE_integer, "port", 8000, "Port to listen on.")
 _define(flags.DEFINE_integer, "max_batch_size", 32, "A batch closes at this many texts.")
 _define(flags.DEFINE_integer, "max_batch_tokens", 0, "A batch closes at this many input ids "
         "(0: no bound).")
-_define(flags.DEFINE_float, "max_wait_ms", 5.0, "A batch closes this long after its first "
+_define(flags.DEFINE_float, "max_wait_ms", 30.0, "A batch closes this long after its first "
         "text arrived, at the latest; it waits only while company is on its way (a request "
         "being read, a client in a loop just answered).")
 _define(flags.DEFINE_integer, "max_queue", 1024, "Texts that may wait per model; beyond, "
@@ -91,11 +91,10 @@ def main(argv):
     except ImportError as error:
         raise errors.UserError("t2t-serve needs the serve extra (%s): pip install "
                                "'t2t-toolkit[serve]'" % error.name) from None
-    # CTranslate2's OpenMP threads spin (busy-wait) after each batch by default, taking the
-    # cores the event loop and the next requests need: between a server's batches they
-    # should sleep (measured in docs/serving.md). Set before any engine loads
-    # libgomp; an OMP_WAIT_POLICY of the user's is kept.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # CTranslate2's OpenMP threads spin briefly, then sleep (docs/serving.md): set before any
+    # engine loads libgomp; an OMP_WAIT_POLICY or GOMP_SPINCOUNT of the user's is kept.
+    from t2t.serving import ctranslate2_export
+    ctranslate2_export.set_openmp_wait()
     import t2t
 
     def loader(path):

@@ -41,7 +41,7 @@ class ServerConfig:
     """The serving settings (t2t-serve's flags of the same names)."""
     max_batch_size: int = 32
     max_batch_tokens: int = 0
-    max_wait_ms: float = 5.0
+    max_wait_ms: float = 30.0
     max_queue: int = 1024
     request_timeout: float = 30.0
     max_chars: int = 10000

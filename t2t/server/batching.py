@@ -8,9 +8,10 @@ closes when it holds `max_batch_size` texts or `max_batch_tokens` input ids, or
 if later: a batch queued behind a decode waits for the clients that decode answers), or as
 soon as no company is on its way (`Traffic`: every request the server is handling has its
 texts queued and every client in a loop it just answered is back, so a lone client is never
-held for `max_wait_ms`), whichever comes first. Texts with different decode settings never share a batch: the batch takes the oldest job's settings and the
-texts queued with the same. A job larger than a batch is decoded over several batches; its
-results come back in its own order. A cancelled job (timed out, client gone) leaves the
+held for `max_wait_ms`), whichever comes first. Texts with different decode settings never
+share a batch: the batch takes the oldest job's settings and the texts queued with the
+same. A job larger than a batch is decoded over several batches; its results come back in
+its own order. A cancelled job (timed out, client gone) leaves the
 queue at once; its texts in a batch already decoding are dropped on return.
 """
 import collections
@@ -172,7 +173,7 @@ class Batcher:
         unless full).
     """
 
-    def __init__(self, name, load, max_batch_size=32, max_batch_tokens=0, max_wait_ms=5.0,
+    def __init__(self, name, load, max_batch_size=32, max_batch_tokens=0, max_wait_ms=30.0,
                  max_queue=1024, metrics=None, traffic=None):
         self.name = name
         self._load = load

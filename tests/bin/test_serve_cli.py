@@ -74,8 +74,8 @@ def test_bad_flags_are_one_line(tmp_path):
         assert err.startswith("t2t-serve: error: ")
 
 
-# t2t-serve up to the point it would serve: the models it passes on and OMP_WAIT_POLICY
-# then, with the variable unset and with a user's own.
+# t2t-serve up to the point it would serve: the models it passes on and how CTranslate2's
+# OpenMP threads wait then, with neither variable set and with a user's own.
 _SERVE_CHILD = """
 import json, os, sys
 from absl import flags
@@ -83,10 +83,12 @@ import t2t.server.running as running
 from t2t.bin import t2t_serve
 seen = []
 running.serve = lambda loaders, config, **kw: seen.append(
-    [sorted(loaders), os.environ.get("OMP_WAIT_POLICY")]) or 0
-for given in (None, "ACTIVE"):
-    if given:
-        os.environ["OMP_WAIT_POLICY"] = given
+    [sorted(loaders), os.environ.get("OMP_WAIT_POLICY"), os.environ.get("GOMP_SPINCOUNT"),
+     config.max_wait_ms]) or 0
+for given in ({}, {"OMP_WAIT_POLICY": "PASSIVE"}, {"GOMP_SPINCOUNT": "5"}):
+    for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT"):
+        os.environ.pop(name, None)
+    os.environ.update(given)
     flags.FLAGS.unparse_flags()
     try:
         t2t_serve.console_main(["t2t-serve"] + sys.argv[1:])
@@ -96,14 +98,16 @@ print(json.dumps(seen))
 """
 
 
-def test_engine_threads_sleep_between_batches_unless_told(tmp_path):
+def test_engine_threads_spin_briefly_between_batches_unless_told(tmp_path):
     import json
-    env = {k: v for k, v in ENV.items() if k != "OMP_WAIT_POLICY"}
+    env = {k: v for k, v in ENV.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
     child = subprocess.run([sys.executable, "-c", _SERVE_CHILD, "--model=m=%s" % tmp_path],
                            capture_output=True, text=True, env=env, timeout=300)
     assert child.returncode == 0, child.stderr
-    assert json.loads(child.stdout.splitlines()[-1]) == [[["m"], "PASSIVE"],
-                                                         [["m"], "ACTIVE"]]
+    assert json.loads(child.stdout.splitlines()[-1]) == [
+        [["m"], None, "10000", 30.0],  # libgomp spins 10,000 times, then sleeps
+        [["m"], "PASSIVE", None, 30.0],  # the user's choices are kept
+        [["m"], None, "5", 30.0]]
 
 
 def wait_ready(url, process, timeout=300):
