@@ -43,6 +43,11 @@ def free_port():
         return sock.getsockname()[1]
 
 
+def requests_per_client(total_requests, requests, clients):
+    """--total_requests shared by a level's clients (at least 2 each), else --requests."""
+    return max(2, -(-total_requests // clients)) if total_requests else requests
+
+
 def percentile(values, q):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q / 100.0 * (len(ordered) - 1))))]
@@ -114,30 +119,37 @@ def offline(args, sentences):
             "single_sentence_p50_ms": 1000 * statistics.median(single)}
 
 
-def load_level(httpx, url, sentences, clients, requests, beam_size):
+def load_level(httpx, url, bodies, clients, requests, path="/v1/translate", tokens_of=None):
+    """N=`clients` threads, each on one keep-alive connection, POST `requests` JSON `bodies`
+    (taken in turn) to `path`, each sent when the last is answered. Generated tokens come
+    from t2t-serve's metrics, or from each answer by `tokens_of(json)` when given (a server
+    with no such metrics)."""
     latencies, codes, lock = [], {}, threading.Lock()
-    before = httpx.get(url + "/metrics").text
+    answered_tokens = [0]
+    before = httpx.get(url + "/metrics").text if tokens_of is None else ""
 
     def client(number):
         with httpx.Client(timeout=300) as session:
             for index in range(requests):
-                sentence = sentences[(number * requests + index) % len(sentences)]
+                body = bodies[(number * requests + index) % len(bodies)]
                 started = time.perf_counter()
                 try:
-                    code = session.post(url + "/v1/translate", json={
-                        "inputs": sentence, "beam_size": beam_size}).status_code
+                    answer = session.post(url + path, json=body)
+                    code = answer.status_code
                 except httpx.HTTPError:
                     code = "none"  # no answer at all: what must never happen
                 with lock:
                     if code == 200:
                         latencies.append(time.perf_counter() - started)
+                        if tokens_of is not None:
+                            answered_tokens[0] += tokens_of(answer.json())
                     codes[code] = codes.get(code, 0) + 1
 
     started = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(clients) as pool:
         list(pool.map(client, range(clients)))
     seconds = time.perf_counter() - started
-    after = httpx.get(url + "/metrics").text
+    after = httpx.get(url + "/metrics").text if tokens_of is None else ""
 
     def delta(name):
         return metric_sum(after, name) - metric_sum(before, name)
@@ -152,14 +164,17 @@ def load_level(httpx, url, sentences, clients, requests, beam_size):
             "codes": {str(k): v for k, v in codes.items()},
             "requests_per_second": clients * requests / seconds,
             "translations_per_second": ok / seconds,
-            "tokens_per_second": delta("t2t_serve_tokens_out_total") / seconds,
+            "tokens_per_second": (answered_tokens[0] if tokens_of is not None else
+                                  delta("t2t_serve_tokens_out_total")) / seconds,
             "p50_ms": 1000 * percentile(latencies, 50) if latencies else None,
             "p95_ms": 1000 * percentile(latencies, 95) if latencies else None,
             "p99_ms": 1000 * percentile(latencies, 99) if latencies else None,
-            "batches_closed": closed,
-            "mean_batch_size": delta("t2t_serve_batch_size_sum") / batches if batches else 0,
-            "mean_batch_engine_ms": 1000 * delta("t2t_serve_batch_seconds_sum") / batches
-            if batches else 0}
+            # t2t-serve's batching, from its metrics (None for another server)
+            "batches_closed": closed if tokens_of is None else None,
+            "mean_batch_size": None if tokens_of is not None else
+            delta("t2t_serve_batch_size_sum") / batches if batches else 0,
+            "mean_batch_engine_ms": None if tokens_of is not None else
+            1000 * delta("t2t_serve_batch_seconds_sum") / batches if batches else 0}
 
 
 def start_server(args, max_queue):
@@ -200,11 +215,10 @@ def serve_levels(args, sentences, levels, max_queue):
                                                 "beam_size": args.beam_size}, timeout=600)
         results = []
         for clients in levels:
-            requests = args.requests
-            if args.total_requests:  # about this many a level, at least 2 per client
-                requests = max(2, -(-args.total_requests // clients))
-            results.append(load_level(httpx, url, sentences, clients, requests,
-                                      args.beam_size))
+            requests = requests_per_client(args.total_requests, args.requests, clients)
+            bodies = [{"inputs": sentence, "beam_size": args.beam_size}
+                      for sentence in sentences]
+            results.append(load_level(httpx, url, bodies, clients, requests))
             print("  %d clients done: %s" % (clients, results[-1]["codes"]), flush=True)
         return results
     finally:
@@ -289,17 +303,22 @@ def main():
               for k in ("p50_ms", "p95_ms", "p99_ms")],
             level["mean_batch_size"], level["mean_batch_engine_ms"], level["codes"],
             level["batches_closed"]))
-    if args.out:  # {"runs": [...]}: this run replaces the one of the same label
-        from t2t.core import atomic_files
-        results = {"runs": []}
-        if os.path.exists(args.out):
-            with open(args.out, encoding="utf-8") as handle:
-                results = json.load(handle)
-        results["runs"] = [r for r in results.get("runs", []) if r.get("label") != label]
-        results["runs"].append(result)
-        with atomic_files.atomic_write(args.out, "w") as handle:
-            json.dump(results, handle, indent=1)
-            handle.write("\n")
+    if args.out:
+        add_run(args.out, result)
+
+
+def add_run(path, result):
+    """Add `result` to the JSON at `path` ({"runs": [...]}), replacing the run of its label."""
+    from t2t.core import atomic_files
+    results = {"runs": []}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            results = json.load(handle)
+    results["runs"] = [r for r in results.get("runs", []) if r.get("label") != result["label"]]
+    results["runs"].append(result)
+    with atomic_files.atomic_write(path, "w") as handle:
+        json.dump(results, handle, indent=1)
+        handle.write("\n")
 
 
 if __name__ == "__main__":
