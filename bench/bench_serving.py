@@ -3,7 +3,9 @@
 A `t2t-serve` process serves `--model`; this process is the load generator: for each
 concurrency level N in `--clients`, N client threads each send `--requests` one-sentence
 requests (bounded: N x M requests in all, sentences taken in turn from `--sentences`) to
-POST /v1/translate and time each answer. Per level: requests/s, generated tokens/s (the
+POST /v1/translate, each on one keep-alive connection, and time each answer. The clients
+use the standard library's http.client by default (`--client_library=httpx`: httpx, whose
+Python per request takes more of the cores the server shares with them). Per level: requests/s, generated tokens/s (the
 server's t2t_serve_tokens_out_total over the level's wall time), p50/p95/p99 latency, the
 mean batch size (t2t_serve_batch_size), why batches closed (t2t_serve_batches_closed_total)
 and the answers that were not 200 (429/504 count as answered: no request goes without an
@@ -23,6 +25,7 @@ AMX), which decide what CTranslate2's int8 gains.
 """
 import argparse
 import concurrent.futures
+import http.client
 import json
 import os
 import platform
@@ -32,6 +35,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -119,31 +123,72 @@ def offline(args, sentences):
             "single_sentence_p50_ms": 1000 * statistics.median(single)}
 
 
-def load_level(httpx, url, bodies, clients, requests, path="/v1/translate", tokens_of=None):
-    """N=`clients` threads, each on one keep-alive connection, POST `requests` JSON `bodies`
-    (taken in turn) to `path`, each sent when the last is answered. Generated tokens come
-    from t2t-serve's metrics, or from each answer by `tokens_of(json)` when given (a server
-    with no such metrics)."""
+class StdlibConnection:
+    """One keep-alive HTTP/1.1 connection by the standard library's http.client: a lighter
+    client than httpx (less Python per request), so the load generator takes less of the
+    cores it shares with the server."""
+
+    def __init__(self, url):
+        parts = urllib.parse.urlsplit(url)
+        self.address = (parts.hostname, parts.port)
+        self.connection = None
+
+    def post(self, path, body):
+        """(status, parsed JSON answer); raises OSError or HTTPException with no answer."""
+        if self.connection is None:
+            self.connection = http.client.HTTPConnection(*self.address, timeout=300)
+        try:
+            self.connection.request("POST", path, body=json.dumps(body).encode(),
+                                    headers={"Content-Type": "application/json"})
+            answer = self.connection.getresponse()
+            return answer.status, json.loads(answer.read() or b"null")
+        except (OSError, http.client.HTTPException):
+            self.close()
+            raise
+
+    def close(self):
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+
+
+def load_level(httpx, url, bodies, clients, requests, path="/v1/translate", tokens_of=None,
+               client_library="http.client"):
+    """N=`clients` threads, each on one keep-alive connection (`client_library`: "httpx" or
+    "http.client"), POST `requests` JSON `bodies` (taken in turn) to `path`, each sent when
+    the last is answered. Generated tokens come from t2t-serve's metrics, or from each
+    answer by `tokens_of(json)` when given (a server with no such metrics)."""
     latencies, codes, lock = [], {}, threading.Lock()
     answered_tokens = [0]
     before = httpx.get(url + "/metrics").text if tokens_of is None else ""
 
     def client(number):
-        with httpx.Client(timeout=300) as session:
+        if client_library == "http.client":
+            session = StdlibConnection(url)
+            post, failures = session.post, (OSError, http.client.HTTPException)
+        else:
+            session = httpx.Client(timeout=300)
+
+            def post(path, body):
+                answer = session.post(url + path, json=body)
+                return answer.status_code, answer.json() if tokens_of is not None else None
+            failures = httpx.HTTPError
+        try:
             for index in range(requests):
                 body = bodies[(number * requests + index) % len(bodies)]
                 started = time.perf_counter()
                 try:
-                    answer = session.post(url + path, json=body)
-                    code = answer.status_code
-                except httpx.HTTPError:
+                    code, answer = post(path, body)
+                except failures:
                     code = "none"  # no answer at all: what must never happen
                 with lock:
                     if code == 200:
                         latencies.append(time.perf_counter() - started)
                         if tokens_of is not None:
-                            answered_tokens[0] += tokens_of(answer.json())
+                            answered_tokens[0] += tokens_of(answer)
                     codes[code] = codes.get(code, 0) + 1
+        finally:
+            session.close()
 
     started = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(clients) as pool:
@@ -218,7 +263,8 @@ def serve_levels(args, sentences, levels, max_queue):
             requests = requests_per_client(args.total_requests, args.requests, clients)
             bodies = [{"inputs": sentence, "beam_size": args.beam_size}
                       for sentence in sentences]
-            results.append(load_level(httpx, url, bodies, clients, requests))
+            results.append(load_level(httpx, url, bodies, clients, requests,
+                                      client_library=args.client_library))
             print("  %d clients done: %s" % (clients, results[-1]["codes"]), flush=True)
         return results
     finally:
@@ -255,9 +301,12 @@ def main():
                         "clients against a server with --max_queue=--overload_queue")
     parser.add_argument("--overload_queue", type=int, default=8)
     parser.add_argument("--request_timeout", type=float, default=30.0)
+    parser.add_argument("--client_library", choices=("httpx", "http.client"),
+                        default="http.client",
+                        help="the load generator's HTTP client (http.client: lighter)")
     parser.add_argument("--beam_size", type=int, default=4)
     parser.add_argument("--max_batch_size", type=int, default=32)
-    parser.add_argument("--max_wait_ms", type=float, default=5.0)
+    parser.add_argument("--max_wait_ms", type=float, default=30.0)
     parser.add_argument("--single_count", type=int, default=50)
     parser.add_argument("--offline_count", type=int, default=0, help="sentences decoded "
                         "offline (0: all)")
@@ -288,7 +337,8 @@ def main():
     result = {"label": label, "model": args.model, "note": args.note,
               "engine": direct["engine"], "quantization": quantization,
               "beam_size": args.beam_size, "max_batch_size": args.max_batch_size,
-              "max_wait_ms": args.max_wait_ms, "threads": args.threads, "offline": direct,
+              "max_wait_ms": args.max_wait_ms, "threads": args.threads,
+              "client_library": args.client_library, "offline": direct,
               "served": served, "overload": overload, "machine": machine()}
     print("%s: offline %.1f sentences/s, %.0f tokens/s; one sentence p50 %.1f ms" % (
         label, direct["sentences_per_second"], direct["tokens_per_second"],

@@ -15,6 +15,10 @@ Run with the eole venv's python by bench_multi30k.py and bench_inference.py:
   softmax share it) drawn from normal(0, S) after eole's `param_init_method` initialized
   every weight: S = 256^-0.5 is t2t's symbol-modality initialization (an ablation of
   bench_multi30k.py, `--peer_embedding_init=t2t`).
+- `--serve_batch_timeout T`: `eole serve`'s wait for more requests after a batch's first
+  (bench/eole_serving.py, tuned). 0.6.4's server reads `batch_timeout` from a model's
+  config, but the same config then goes to `PredictConfig`, which refuses the key: as
+  shipped the wait is always 0.1 s.
 """
 import argparse
 import sys
@@ -27,6 +31,8 @@ def main():
                         help="the feed-forward block's inner dropout; default eole's dropout")
     parser.add_argument("--embedding_init_std", type=float, default=None,
                         help="word embeddings from normal(0, S); default eole's initialization")
+    parser.add_argument("--serve_batch_timeout", type=float, default=None,
+                        help="eole serve's batch wait in seconds; default eole's (0.1)")
     args, rest = parser.parse_known_args()
     if rest and rest[0] == "--":
         rest = rest[1:]
@@ -62,6 +68,15 @@ def main():
                     torch.nn.init.normal_(module.embeddings.weight, mean=0.0, std=std)
 
         eole_model.BaseModel.init_weights = init_weights
+    if args.serve_batch_timeout is not None:
+        from eole.server import model as server_model
+        timeout, original_model_init = args.serve_batch_timeout, server_model.Model.__init__
+
+        def model_init(self, *a, **k):
+            original_model_init(self, *a, **k)
+            self.batch_timeout = timeout
+
+        server_model.Model.__init__ = model_init
     from eole.bin.main import main as eole_main
     sys.argv = ["eole"] + rest
     eole_main()

@@ -36,12 +36,15 @@ import bench_serving  # noqa: E402
 import multi30k_peers  # noqa: E402
 
 
-def server_config(path, model, batch_size, batch_timeout, beam_size):
-    """eole's server_conf.yaml (JSON is YAML): one model, preloaded, on the CPU in float32."""
+SHIPPED_BATCH_TIMEOUT = 0.1  # eole 0.6.4's, and the only one its config can give
+
+
+def server_config(path, model, batch_size, beam_size):
+    """eole's server_conf.yaml (JSON is YAML): one model, preloaded, on the CPU in float32.
+    (Its batch timeout cannot be set here: see eole_entry.py's --serve_batch_timeout.)"""
     config = {"models_root": os.path.dirname(model), "model_policy": "keep_loaded",
               "models": [{"id": "m30k", "path": model, "preload": True, "config": {
-                  "batch_size": batch_size, "batch_timeout": batch_timeout,
-                  "batch_type": "sents", "beam_size": beam_size, "length_penalty": "wu",
+                  "batch_size": batch_size, "batch_type": "sents", "beam_size": beam_size, "length_penalty": "wu",
                   "alpha": 0.6, "max_length": 200, "compute_dtype": "fp32", "seed": 1}}]}
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(config, handle, indent=1)
@@ -57,8 +60,10 @@ def start_eole(args, config_path, log_path):
     if not os.path.exists(python):
         sys.exit("no eole venv at %s: bench/bench_multi30k.py --systems=eole creates it"
                  % os.path.dirname(os.path.dirname(python)))
-    command = [python, os.path.join(HERE, "eole_entry.py"), "--threads=%d" % args.threads,
-               "--", "serve", "-c", config_path, "--host", "127.0.0.1", "--port", str(port)]
+    command = [python, os.path.join(HERE, "eole_entry.py"), "--threads=%d" % args.threads]
+    if args.batch_timeout != SHIPPED_BATCH_TIMEOUT:
+        command.append("--serve_batch_timeout=%r" % args.batch_timeout)
+    command += ["--", "serve", "-c", config_path, "--host", "127.0.0.1", "--port", str(port)]
     env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS=str(args.threads))
     with open(log_path, "w") as log:
         server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -88,9 +93,11 @@ def main():
     parser.add_argument("--sentences", required=True, help="one sentence a line")
     parser.add_argument("--label", default="eole serve")
     parser.add_argument("--batch_size", type=int, default=8, help="eole's: requests a batch")
-    parser.add_argument("--batch_timeout", type=float, default=0.1,
+    parser.add_argument("--batch_timeout", type=float, default=SHIPPED_BATCH_TIMEOUT,
                         help="eole's: seconds a batch waits after its first request")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--client_library", choices=("httpx", "http.client"),
+                        default="http.client")
     parser.add_argument("--beam_size", type=int, default=4)
     parser.add_argument("--clients", default="1,8,32,64")
     parser.add_argument("--requests", type=int, default=50)
@@ -112,7 +119,7 @@ def main():
     os.makedirs(args.work_dir, exist_ok=True)
     config_path = server_config(os.path.join(args.work_dir, "server_conf.json"),
                                 os.path.abspath(args.eole_model), args.batch_size,
-                                args.batch_timeout, args.beam_size)
+                                args.beam_size)
     server, url = start_eole(args, config_path, os.path.join(args.work_dir, "serve.log"))
     try:
         first = httpx.post(url + "/infer", json=bodies[0], timeout=600)
@@ -125,7 +132,8 @@ def main():
             requests = bench_serving.requests_per_client(args.total_requests, args.requests,
                                                          clients)
             served.append(bench_serving.load_level(httpx, url, bodies, clients, requests,
-                                                   path="/infer", tokens_of=tokens_of))
+                                                   path="/infer", tokens_of=tokens_of,
+                                                   client_library=args.client_library))
             print("  %d clients done: %s" % (clients, served[-1]["codes"]), flush=True)
     finally:
         server.terminate()
@@ -134,6 +142,7 @@ def main():
               "server": "eole 0.6.4 (torch 2.13.0, CPU)", "quantization": "float32",
               "beam_size": args.beam_size, "eole_batch_size": args.batch_size,
               "eole_batch_timeout_s": args.batch_timeout, "threads": args.threads,
+              "client_library": args.client_library,
               "sample": sample, "offline": None, "served": served, "overload": None,
               "machine": bench_serving.machine()}
     print("clients  req/s  tokens/s  p50 ms  p95 ms  p99 ms  codes")

@@ -1,5 +1,6 @@
-"""Latency against throughput of bench_serving's runs: `python serving_plot.py serving.json out.png`
-(and docs/serving.md's table of them, printed).
+"""Latency against throughput of bench_serving's runs: `python serving_plot.py serving.json out.png
+[TEXT]` (and docs/serving.md's table of them, printed); with TEXT, only the runs whose label
+holds it are drawn.
 
 One line per run (engine and weight type) through its concurrency levels: x the served
 translations per second, y the latency (p50 solid with the clients beside each point, p99
@@ -34,14 +35,15 @@ def dashed(draw, points, fill, width, dash=8):
                        (x0 + (x1 - x0) * b, y0 + (y1 - y0) * b)], fill=fill, width=width)
 
 
-def plot(runs, out):
+def plot(runs, out, common=""):
+    """`common`: text every label holds, said once in the title instead of in the legend."""
     font = ImageFont.load_default(size=15)
     small = ImageFont.load_default(size=12)
     image = Image.new("RGB", (WIDTH, HEIGHT), "white")
     draw = ImageDraw.Draw(image)
     levels = [(run, level) for run in runs for level in run["served"] if level["p50_ms"]]
     xmax = max([l["translations_per_second"] for _, l in levels] +
-               [r["offline"]["sentences_per_second"] for r in runs]) * 1.08
+               [r["offline"]["sentences_per_second"] for r in runs if r["offline"]]) * 1.08
     lats = [l[k] for _, l in levels for k in ("p50_ms", "p99_ms")]
     ymin = 10 ** math.floor(math.log10(min(lats)))
     ymax = 10 ** math.ceil(math.log10(max(lats)))
@@ -73,8 +75,9 @@ def plot(runs, out):
     draw.rectangle([x0, y1, x1, y0], outline="black")
     draw.text(((x0 + x1) / 2, HEIGHT - 25), "served translations per second (one sentence "
               "a request)", fill="black", font=font, anchor="mm")
-    draw.text((x0, 20), "t2t-serve on Multi30k: latency (ms, log) vs throughput, clients "
-              "1/8/32/64", fill="black", font=font, anchor="lm")
+    draw.text((x0, 20), "Serving Multi30k: latency (ms, log) vs throughput, clients "
+              "1/8/32/64%s" % (" (%s)" % common.strip(", ") if common else ""),
+              fill="black", font=font, anchor="lm")
     for number, run in enumerate(runs):
         colour = COLOURS[number % len(COLOURS)]
         served = [l for l in run["served"] if l["p50_ms"]]
@@ -87,15 +90,18 @@ def plot(runs, out):
             draw.ellipse([x - 4, y - 4, x + 4, y + 4], fill=colour)
             draw.text((x + 6, y - 6), str(level["clients"]), fill=colour, font=small,
                       anchor="lb")
-        offline = px(run["offline"]["sentences_per_second"])
-        dashed(draw, [(offline, y1), (offline, y0)], colour, 1, dash=3)
+        if run["offline"]:  # another server's run (eole) has no offline figure of ours
+            offline = px(run["offline"]["sentences_per_second"])
+            dashed(draw, [(offline, y1), (offline, y0)], colour, 1, dash=3)
         ly = TOP + 10 + 52 * number
         draw.line([(x1 + 15, ly), (x1 + 45, ly)], fill=colour, width=3)
-        draw.text((x1 + 50, ly), run["label"], fill="black", font=small, anchor="lm")
+        draw.text((x1 + 50, ly), run["label"].replace(common, "") if common else run["label"],
+                  fill="black", font=small, anchor="lm")
         draw.text((x1 + 50, ly + 16), "p50 solid, p99 dashed;", fill="black", font=small,
                   anchor="lm")
         draw.text((x1 + 50, ly + 31), "offline %.0f/s dotted" % run["offline"][
-            "sentences_per_second"], fill="black", font=small, anchor="lm")
+            "sentences_per_second"] if run["offline"] else "(another server)", fill="black",
+            font=small, anchor="lm")
     image.save(out)
 
 
@@ -104,8 +110,11 @@ def table(runs):
     lines = ["| run | offline sentences/s | direct 1 sentence p50 ms | clients | served "
              "requests/s | vs offline | tokens/s | p50 / p95 / p99 ms | mean batch | answers |",
              "|---|---|---|---|---|---|---|---|---|---|"]
+    def figure(value, form):
+        return form % value if value is not None else "-"
+
     for run in runs:
-        off = run["offline"]
+        off = run["offline"] or {"sentences_per_second": None, "single_sentence_p50_ms": None}
         rows = run["served"] + ([dict(run["overload"], overload=True)]
                                 if run.get("overload") else [])
         if not rows:
@@ -116,11 +125,13 @@ def table(runs):
                                  for k in ("p50_ms", "p95_ms", "p99_ms"))
             clients = "%d%s" % (level["clients"], " (queue %d)" % level["max_queue"]
                                 if level.get("overload") else "")
-            lines.append("| %s | %.1f | %.0f | %s | %.1f | %.0f%% | %.0f | %s | %.1f | %s |" % (
-                run["label"], off["sentences_per_second"], off["single_sentence_p50_ms"],
-                clients, level["requests_per_second"],
-                100 * level["translations_per_second"] / off["sentences_per_second"],
-                level["tokens_per_second"], latency, level["mean_batch_size"],
+            offline = off["sentences_per_second"]
+            lines.append("| %s | %s | %s | %s | %.1f | %s | %.0f | %s | %s | %s |" % (
+                run["label"], figure(offline, "%.1f"),
+                figure(off["single_sentence_p50_ms"], "%.0f"), clients,
+                level["requests_per_second"],
+                figure(offline and 100 * level["translations_per_second"] / offline, "%.0f%%"),
+                level["tokens_per_second"], latency, figure(level["mean_batch_size"], "%.1f"),
                 ", ".join("%s %s" % kv for kv in sorted(level["codes"].items()))))
     return "\n".join(lines)
 
@@ -129,7 +140,8 @@ def main():
     with open(sys.argv[1], encoding="utf-8") as handle:
         runs = [r for r in json.load(handle)["runs"] if r.get("label")]
     print(table(runs))
-    plot([r for r in runs if r["served"]], sys.argv[2])
+    drawn = sys.argv[3] if len(sys.argv) > 3 else ""
+    plot([r for r in runs if r["served"] and drawn in r["label"]], sys.argv[2], drawn)
 
 
 if __name__ == "__main__":
