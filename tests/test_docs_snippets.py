@@ -26,14 +26,24 @@ def python_blocks(page, heading):
 
 
 @pytest.fixture
-def forget_registrations():
+def forget_registrations(tmp_path):
+    """Forget the test's user-dir modules (those under tmp_path) and the hparams sets they
+    registered. t2t's own modules a test imported stay imported: imported again by a later
+    test in the same process, they would register their names twice."""
     modules_before = set(sys.modules)
     hparams_before = set(registry.Registries.hparams._registry)
     yield
+    root = os.path.realpath(str(tmp_path)) + os.sep
+    forgotten = set()
     for module in set(sys.modules) - modules_before:
-        del sys.modules[module]
-    for name in set(registry.Registries.hparams._registry) - hparams_before:
-        del registry.Registries.hparams._registry[name]
+        path = getattr(sys.modules[module], "__file__", None) or ""
+        if os.path.realpath(path).startswith(root):
+            forgotten.add(module)
+            del sys.modules[module]
+    hparams = registry.Registries.hparams._registry
+    for name in set(hparams) - hparams_before:
+        if getattr(hparams[name], "__module__", None) in forgotten:
+            del hparams[name]
 
 
 def test_models_page_hparams_set_in_a_usr_dir(tmp_path, forget_registrations):
