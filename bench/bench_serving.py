@@ -36,6 +36,7 @@ import sys
 import threading
 import time
 import urllib.parse
+import urllib.request
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -222,9 +223,25 @@ def load_level(httpx, url, bodies, clients, requests, path="/v1/translate", toke
             1000 * delta("t2t_serve_batch_seconds_sum") / batches if batches else 0}
 
 
+def wait_until_up(server, probe_url, failure, timeout=600, poll=0.2):
+    """Polls `probe_url` until it answers 200; exits with `failure` if `server` (a Popen)
+    ends or `timeout` seconds pass first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(probe_url, timeout=5) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:  # refused while starting, or 503 (HTTPError) until ready
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            sys.exit(failure)
+        time.sleep(poll)
+
+
 def start_server(args, max_queue):
     """A t2t-serve process serving `args.model` as "bench", once ready: (process, URL)."""
-    import httpx
     port = free_port()
     url = "http://127.0.0.1:%d" % port
     command = [sys.executable, "-m", "t2t.bin.t2t_serve", "--model=bench=" + args.model,
@@ -239,17 +256,9 @@ def start_server(args, max_queue):
         [ROOT] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 600
-    while True:
-        try:
-            if httpx.get(url + "/ready", timeout=5).status_code == 200:
-                return server, url
-        except httpx.TransportError:
-            pass
-        if server.poll() is not None or time.monotonic() > deadline:
-            server.kill()
-            sys.exit("t2t-serve did not get ready: %s" % " ".join(command))
-        time.sleep(0.2)
+    wait_until_up(server, url + "/ready",
+                  "t2t-serve did not get ready: %s" % " ".join(command))
+    return server, url
 
 
 def serve_levels(args, sentences, levels, max_queue):

@@ -26,7 +26,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -53,7 +52,6 @@ def server_config(path, model, batch_size, beam_size):
 
 def start_eole(args, config_path, log_path):
     """`eole serve` (threads as t2t-serve's --threads), once /health answers: (process, URL)."""
-    import httpx
     port = bench_serving.free_port()
     url = "http://127.0.0.1:%d" % port
     python = os.path.join(args.venv_dir, "eole", "bin", "python")
@@ -67,17 +65,10 @@ def start_eole(args, config_path, log_path):
     env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS=str(args.threads))
     with open(log_path, "w") as log:
         server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 600
-    while True:
-        try:
-            if httpx.get(url + "/health", timeout=5).status_code == 200:
-                return server, url
-        except httpx.TransportError:
-            pass
-        if server.poll() is not None or time.monotonic() > deadline:
-            server.kill()
-            sys.exit("eole serve did not start (log: %s): %s" % (log_path, " ".join(command)))
-        time.sleep(0.5)
+    bench_serving.wait_until_up(
+        server, url + "/health", "eole serve did not start (log: %s): %s" % (
+            log_path, " ".join(command)), poll=0.5)
+    return server, url
 
 
 def tokens_of(answer):
