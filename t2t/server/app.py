@@ -213,8 +213,12 @@ class Service:
         limit = self.config.max_input_tokens or (
             model.input_limit.ids - 1 if model.input_limit else 0)
 
+        counted = {}  # Layout.of counts each line, then the pieces are counted again
+
         def count_ids(text):
-            return len(model.inputs_encoder.encode(text))
+            if text not in counted:
+                counted[text] = len(model.inputs_encoder.encode(text))
+            return counted[text]
 
         beams = model.default_settings.beam_size if beam_size is None else beam_size
         if nbest > beams:

@@ -116,8 +116,8 @@ class Traffic:
         with self._lock:
             self.queued_jobs += change
 
-    def company_until(self, now, window):
-        """Until when a batch should wait for company (`now` or earlier: none is coming):
+    def company_until(self, window):
+        """Until when a batch should wait for company (the past: none is coming):
         infinity while a request in flight has no job queued, else the end of `window`
         seconds after the last answer to a client in a loop that has not come back."""
         with self._lock:
@@ -147,6 +147,17 @@ class Job:
         self.left = len(self.texts)
         self.cancelled = False
         self.queued_at = time.monotonic()
+
+
+class _GeneratedIds:
+    """The `progress` given to `TrainedModel.decode`: it counts the output ids (EOS
+    included) the decode reports, so the metrics need not encode the outputs again."""
+
+    def __init__(self):
+        self.tokens = 0
+
+    def update(self, n=1, tokens=0):
+        self.tokens += tokens
 
 
 def _resolve(job, result=None, error=None):
@@ -323,7 +334,7 @@ class Batcher:
                 while not self._stopping:
                     _, _, full = self._fill(first.settings)
                     left = closes_at - time.monotonic()
-                    until = (self.traffic.company_until(time.monotonic(), self.max_wait)
+                    until = (self.traffic.company_until(self.max_wait)
                              if self.traffic is not None else float("inf"))
                     if full:
                         closed = "full"
@@ -367,9 +378,11 @@ class Batcher:
         if self.metrics is not None:
             self.metrics.closed.labels(self.name, closed).inc()
         started = time.monotonic()
+        generated = _GeneratedIds()
         try:
             decoded = self.model.decode([job.texts[index] for job, index in live],
-                                        batch_size=len(live), **dict(settings))
+                                        batch_size=len(live), progress=generated,
+                                        **dict(settings))
         except errors.UserError as error:  # bad input, not a broken engine
             for job in {id(job): job for job, _ in live}.values():
                 _resolve(job, error=BadInput(str(error)))
@@ -382,16 +395,16 @@ class Batcher:
                 _resolve(job, error=failure)
             self._fail_pending()
             return
-        if self.metrics is not None:
-            self.metrics.batch(self.name, len(live), time.monotonic() - started,
-                               sum(job.tokens[index] for job, index in live),
-                               sum(len(self.model.targets_encoder.encode(h[0].text)) + 1
-                                   for h in decoded))
+        seconds = time.monotonic() - started
         for (job, index), hypotheses in zip(live, decoded):
             job.results[index] = hypotheses
             job.left -= 1
             if job.left == 0 and not job.cancelled:
                 _resolve(job, result=job.results)
+        if self.metrics is not None:  # after the answers: they need not wait for it
+            self.metrics.batch(self.name, len(live), seconds,
+                               sum(job.tokens[index] for job, index in live),
+                               generated.tokens)
 
     def _fail_pending(self):
         with self._cond:

@@ -4,6 +4,7 @@ tiny trained model, its answers against t2t.load(...).decode, batching, queues, 
 One server for the module; its engine is wrapped (serve_testing.GatedEngine) so a test can
 hold batches to fill the queue, or make the engine fail (the last test).
 """
+import collections
 import concurrent.futures
 import shutil
 import subprocess
@@ -141,8 +142,21 @@ def test_concurrent_clients_get_their_own_results_in_batches(server, reference):
     # are queued (or after --max_wait_ms), the queued rest in batches of --max_batch_size.
     assert batches == len(engine.batches) - seen <= 4
     assert sum(engine.batches[seen:]) == 2 * len(WORDS) and max(engine.batches[seen:]) == 8
-    assert metric(after, "t2t_serve_tokens_in_total", model=NAME) > 0
-    assert metric(after, "t2t_serve_tokens_out_total", model=NAME) > 0
+    texts_sent = WORDS + [w + "a" for w in WORDS]
+    generated = collections.Counter()  # the ids the decodes generate, as the progress says
+
+    class Progress:
+        def update(self, n=1, tokens=0):
+            generated["tokens"] += tokens
+
+    reference.decode(texts_sent, progress=Progress())
+    assert generated["tokens"] > 2 * len(WORDS)
+    for name, expected_ids in [
+            ("t2t_serve_tokens_in_total",
+             sum(len(reference.inputs_encoder.encode(t)) + 1 for t in texts_sent)),
+            ("t2t_serve_tokens_out_total", generated["tokens"])]:
+        assert metric(after, name, model=NAME) - metric(before, name, model=NAME) == \
+            expected_ids, name
     assert metric(after, "t2t_serve_requests_total", endpoint="/v1/translate",
                   code="200") >= len(WORDS)
 
@@ -242,7 +256,7 @@ def test_a_batch_waits_for_clients_in_a_loop_it_just_answered(server, reference)
         assert out_a == expected["cab"] and engine.batches[seen + 2:] == [1]
         assert closed_batches(server, "all_in") - all_in == 2
         a.close()
-        wait_for(lambda: traffic.company_until(time.monotonic(), 600.0) == 0.0,
+        wait_for(lambda: traffic.company_until(600.0) == 0.0,
                  what="the closed connections to be forgotten")
     finally:
         batcher.max_wait = CONFIG["max_wait_ms"] / 1000.0
@@ -291,7 +305,7 @@ def test_a_batch_queued_behind_a_decode_waits_for_the_clients_it_answers(server,
         # the decode ends.
         a.close()
         b.close()
-        wait_for(lambda: traffic.company_until(time.monotonic(), 600.0) == 0.0,
+        wait_for(lambda: traffic.company_until(600.0) == 0.0,
                  what="the closed connections to be forgotten")
         seen, all_in = len(engine.batches), closed_batches(server, "all_in")
         batcher.max_wait = 600.0  # were it waited for, the client's 60 s would run out
