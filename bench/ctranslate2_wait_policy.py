@@ -127,18 +127,20 @@ def main():
         print("%-28s %-24s %14.1f %10.1f ms" % (
             os.path.basename(row["model"]), row["setting"], row["median_sentences_per_second"],
             row["median_single_p50_ms"]))
-    if args.out:  # {"runs": [...]}: one run per number of burners
+    if args.out:  # {"runs": [...]}: one run per number of burners and kind of CPU
         from t2t.core import atomic_files
         results = {"runs": []}
         if os.path.exists(args.out):
             with open(args.out, encoding="utf-8") as handle:
                 results = json.load(handle)
-        results["runs"] = [r for r in results["runs"] if r["burners"] != args.burners]
+        machine = bench_serving.machine()
+        results["runs"] = [r for r in results["runs"] if (r["burners"], r["machine"]["cpu_flags"])
+                           != (args.burners, machine["cpu_flags"])]
         results["runs"].append({
             "burners": args.burners, "threads": args.threads, "beam_size": args.beam_size,
             "batch_size": args.batch_size, "count": args.count,
             "single_count": args.single_count, "rounds": args.rounds,
-            "machine": bench_serving.machine(), "rows": rows})
+            "machine": machine, "rows": rows})
         with atomic_files.atomic_write(args.out, "w") as handle:
             json.dump(results, handle, indent=1)
             handle.write("\n")
