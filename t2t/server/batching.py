@@ -21,6 +21,7 @@ import time
 from absl import logging
 
 from t2t.core import errors
+from t2t.core.progress import Progress
 
 
 # uvicorn's keep-alive timeout (running.py sets it): a connection idle this long is closed.
@@ -147,17 +148,6 @@ class Job:
         self.left = len(self.texts)
         self.cancelled = False
         self.queued_at = time.monotonic()
-
-
-class _GeneratedIds:
-    """The `progress` given to `TrainedModel.decode`: it counts the output ids (EOS
-    included) the decode reports, so the metrics need not encode the outputs again."""
-
-    def __init__(self):
-        self.tokens = 0
-
-    def update(self, n=1, tokens=0):
-        self.tokens += tokens
 
 
 def _resolve(job, result=None, error=None):
@@ -378,7 +368,9 @@ class Batcher:
         if self.metrics is not None:
             self.metrics.closed.labels(self.name, closed).inc()
         started = time.monotonic()
-        generated = _GeneratedIds()
+        # The decode reports the ids it generated (EOS included): the metrics need not
+        # encode the outputs again. every_seconds=inf: a batch logs no progress lines.
+        generated = Progress("batch", unit="texts", every_seconds=float("inf"))
         try:
             decoded = self.model.decode([job.texts[index] for job, index in live],
                                         batch_size=len(live), progress=generated,
@@ -404,7 +396,7 @@ class Batcher:
         if self.metrics is not None:  # after the answers: they need not wait for it
             self.metrics.batch(self.name, len(live), seconds,
                                sum(job.tokens[index] for job, index in live),
-                               generated.tokens)
+                               generated.extra.get("tokens", 0))
 
     def _fail_pending(self):
         with self._cond:

@@ -4,7 +4,6 @@ tiny trained model, its answers against t2t.load(...).decode, batching, queues, 
 One server for the module; its engine is wrapped (serve_testing.GatedEngine) so a test can
 hold batches to fill the queue, or make the engine fail (the last test).
 """
-import collections
 import concurrent.futures
 import shutil
 import subprocess
@@ -17,6 +16,7 @@ pytest.importorskip("prometheus_client")
 httpx = pytest.importorskip("httpx")
 
 import t2t  # noqa: E402
+from t2t.core.progress import Progress  # noqa: E402
 from t2t.server import ServerConfig, access  # noqa: E402
 
 from decoding_testing import copy_as_training_folder, trained_model  # noqa: E402
@@ -143,18 +143,13 @@ def test_concurrent_clients_get_their_own_results_in_batches(server, reference):
     assert batches == len(engine.batches) - seen <= 4
     assert sum(engine.batches[seen:]) == 2 * len(WORDS) and max(engine.batches[seen:]) == 8
     texts_sent = WORDS + [w + "a" for w in WORDS]
-    generated = collections.Counter()  # the ids the decodes generate, as the progress says
-
-    class Progress:
-        def update(self, n=1, tokens=0):
-            generated["tokens"] += tokens
-
-    reference.decode(texts_sent, progress=Progress())
-    assert generated["tokens"] > 2 * len(WORDS)
+    generated = Progress("reference", unit="texts", every_seconds=float("inf"))
+    reference.decode(texts_sent, progress=generated)  # it counts the ids the decodes generate
+    assert generated.extra["tokens"] > 2 * len(WORDS)
     for name, expected_ids in [
             ("t2t_serve_tokens_in_total",
              sum(len(reference.inputs_encoder.encode(t)) + 1 for t in texts_sent)),
-            ("t2t_serve_tokens_out_total", generated["tokens"])]:
+            ("t2t_serve_tokens_out_total", generated.extra["tokens"])]:
         assert metric(after, name, model=NAME) - metric(before, name, model=NAME) == \
             expected_ids, name
     assert metric(after, "t2t_serve_requests_total", endpoint="/v1/translate",
