@@ -51,6 +51,64 @@ def length_penalty(length, alpha):
     return tf.pow((5.0 + tf.cast(length, tf.float32)) / 6.0, alpha)
 
 
+# Ids per block in `top_k_by_blocks`; below 8 blocks a plain top-k is as fast.
+TOP_K_BLOCK = 64
+
+
+def top_k_by_blocks(values, k):
+    """`tf.nn.top_k(values, k)` over the last axis, the same values and indices (ties too,
+    to the lower index), in about half the time for k much smaller than the axis.
+
+    The axis is cut into blocks of TOP_K_BLOCK (the last padded with -inf); each block's
+    maximum is taken in one vectorised pass, and only the k blocks with the highest
+    maxima are searched: every one of the k best values is the maximum of its block or
+    below it, so its block's maximum is among the k highest (ties go to the lower block,
+    which holds the lower indices). The chosen blocks are searched in index order.
+
+        top_k_by_blocks(tf.range(1000.0)[None], 2)  # ([[999., 998.]], [[999, 998]])
+    """
+    width = values.shape[-1]
+    if width is None or width < 8 * TOP_K_BLOCK or k > width // TOP_K_BLOCK:
+        return tf.nn.top_k(values, k=k)
+    outer = shape_list(values)[:-1]
+    blocks_count = -(-width // TOP_K_BLOCK)
+    padding = [[0, 0]] * (len(outer)) + [[0, blocks_count * TOP_K_BLOCK - width]]
+    blocks = tf.reshape(tf.pad(values, padding, constant_values=float("-inf")),
+                        outer + [blocks_count, TOP_K_BLOCK])
+    _, best_blocks = tf.nn.top_k(tf.reduce_max(blocks, axis=-1), k=k)
+    best_blocks = tf.sort(best_blocks, axis=-1)
+    candidates = tf.reshape(tf.gather(blocks, best_blocks, batch_dims=len(outer)),
+                            outer + [k * TOP_K_BLOCK])
+    top_values, positions = tf.nn.top_k(candidates, k=k)
+    block = tf.gather(best_blocks, positions // TOP_K_BLOCK, batch_dims=len(outer))
+    return top_values, block * TOP_K_BLOCK + positions % TOP_K_BLOCK
+
+
+def _best_extensions(logits, alive_log_probs, penalty, beam_size, vocab_size):
+    """The 2 * beam best one-token extensions of each item's alive beams.
+
+    logits [n, beam, vocab], alive_log_probs [n, beam] -> scores (log prob / penalty),
+    log probs, source beam and id, each [n, 2 * beam], best first. The same choice as
+    T2T's top-k over the whole [n, beam * vocab] of log-softmax + alive log prob, made in
+    two stages: an extension's log prob is its logit shifted by its beam's constant, so
+    the best of a beam by logit are its best by log prob, and the 2 * beam best overall are
+    among each beam's 2 * beam best. Only those candidates are shifted and scored: the
+    [n, beam, vocab] tensor is read by the log-sum-exp and the per-beam top-k alone. The
+    scores are the same floats as T2T's, computed by the same operations.
+    """
+    k = min(2 * beam_size, vocab_size)
+    log_norm = tf.reduce_logsumexp(logits, axis=2, keepdims=True)
+    beam_logits, beam_ids = top_k_by_blocks(logits, k)
+    candidate_log_probs = tf.reshape(
+        (beam_logits - log_norm) + tf.expand_dims(alive_log_probs, axis=2),
+        [-1, beam_size * k])
+    topk_scores, topk_candidates = tf.nn.top_k(candidate_log_probs / penalty, k=2 * beam_size)
+    topk_log_probs = tf.gather(candidate_log_probs, topk_candidates, batch_dims=1)
+    topk_ids = tf.gather(tf.reshape(beam_ids, [-1, beam_size * k]), topk_candidates,
+                         batch_dims=1)
+    return topk_scores, topk_log_probs, topk_candidates // k, topk_ids
+
+
 def _merge_beam_dim(tensor):
     """[batch, beam, ...] -> [batch * beam, ...]; non-tensors pass through."""
     if not isinstance(tensor, tf.Tensor):
@@ -238,14 +296,8 @@ def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, voc
         else:
             flat_logits = symbols_to_logits_fn(flat_ids)
         logits = tf.reshape(tf.cast(flat_logits, tf.float32), [batch_size, beam_size, vocab_size])
-        # Total log probability of every extension: [batch, beam, vocab].
-        log_probs = log_prob_from_logits(logits) + tf.expand_dims(alive_log_probs, axis=2)
-        penalty = length_penalty(i + 1, alpha)
-        flat_log_probs = tf.reshape(log_probs, [-1, beam_size * vocab_size])
-        topk_scores, topk_flat_ids = tf.nn.top_k(flat_log_probs / penalty, k=beam_size * 2)
-        topk_log_probs = tf.gather(flat_log_probs, topk_flat_ids, batch_dims=1)
-        topk_beam_index = topk_flat_ids // vocab_size
-        topk_ids = topk_flat_ids % vocab_size
+        topk_scores, topk_log_probs, topk_beam_index, topk_ids = _best_extensions(
+            logits, alive_log_probs, length_penalty(i + 1, alpha), beam_size, vocab_size)
         # Coordinates [batch, 2 * beam, 2] of the beam each candidate extends.
         batch_pos = compute_batch_indices(batch_size, beam_size * 2)
         topk_coordinates = tf.stack([batch_pos, topk_beam_index], axis=2)
@@ -389,13 +441,8 @@ def _beam_search_dropping_finished(symbols_to_logits_fn, initial_ids, beam_size,
         logits, states = call(tf.reshape(alive_seq, [rows * beam_size, -1]), i, states,
                               constants)
         # As beam_search's grow_topk: the 2 * beam best extensions.
-        log_probs = log_prob_from_logits(logits) + tf.expand_dims(alive_log_probs, axis=2)
-        flat_log_probs = tf.reshape(log_probs, [-1, beam_size * vocab_size])
-        topk_scores, topk_flat_ids = tf.nn.top_k(
-            flat_log_probs / length_penalty(i + 1, alpha), k=beam_size * 2)
-        topk_log_probs = tf.gather(flat_log_probs, topk_flat_ids, batch_dims=1)
-        topk_beam_index = topk_flat_ids // vocab_size
-        topk_ids = topk_flat_ids % vocab_size
+        topk_scores, topk_log_probs, topk_beam_index, topk_ids = _best_extensions(
+            logits, alive_log_probs, length_penalty(i + 1, alpha), beam_size, vocab_size)
         topk_seq = tf.gather(alive_seq, topk_beam_index, batch_dims=1)
         topk_seq = tf.concat([topk_seq, tf.expand_dims(topk_ids, axis=2)], axis=2)
         topk_finished = tf.logical_and(tf.equal(topk_ids, eos_id), topk_log_probs > -INF / 2)

@@ -4,6 +4,8 @@ import itertools
 import numpy as np
 import pytest
 import tensorflow as tf
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from t2t.layers import common_layers
 from t2t.search import beam_search
@@ -533,3 +535,50 @@ def test_greedy_dropping_ended_rows_gives_the_same_ids():
     np.testing.assert_array_equal(ids, kept_ids)  # the same shape and 0s after EOS
     np.testing.assert_allclose(scores, kept_scores, rtol=1e-6)
     assert [len(_strip(row)) for row in ids[:3]] == [1, 2, 3]
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.integers(1, 3), width=st.integers(beam_search.TOP_K_BLOCK * 8, 1500),
+       k=st.integers(1, 12), levels=st.sampled_from([3, 50, 0]), seed=st.integers(0, 2**16))
+def test_top_k_by_blocks_is_top_k(rows, width, k, levels, seed):
+    rng = np.random.RandomState(seed)
+    # levels: a few distinct values (many ties), or 0: continuous values with some -inf.
+    values = (rng.randint(0, levels, (rows, 2, width)).astype(np.float32) if levels
+              else rng.randn(rows, 2, width).astype(np.float32))
+    if not levels:
+        values[rng.rand(rows, 2, width) < 0.2] = -np.inf
+    expected_values, expected_ids = tf.nn.top_k(values, k=k)
+    got_values, got_ids = beam_search.top_k_by_blocks(tf.constant(values), k)
+    np.testing.assert_array_equal(got_values.numpy(), expected_values.numpy())
+    np.testing.assert_array_equal(got_ids.numpy(), expected_ids.numpy())
+
+
+def test_top_k_by_blocks_breaks_ties_across_blocks_by_index():
+    block = beam_search.TOP_K_BLOCK
+    values = np.zeros([1, 8 * block], np.float32)
+    values[0, 3] = 5.0  # a tie with a later block whose maximum is higher: index 3 first
+    values[0, block + 6:block + 8] = [9.0, 5.0]
+    got_values, got_ids = beam_search.top_k_by_blocks(tf.constant(values), 2)
+    assert got_values.numpy().tolist() == [[9.0, 5.0]]
+    assert got_ids.numpy().tolist() == [[block + 6, 3]]
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_best_extensions_are_t2ts_choice_bit_for_bit(ties):
+    """The two-stage choice gives T2T's flat top-k over log-softmax + alive log prob."""
+    rng = np.random.RandomState(3)
+    items, beam, vocab = 5, 4, 1203
+    logits = (rng.randint(0, 4, (items, beam, vocab)) if ties
+              else 3 * rng.randn(items, beam, vocab)).astype(np.float32)
+    alive = -np.abs(rng.randn(items, beam)).astype(np.float32)
+    alive[:, 2] = alive[:, 1] if ties else alive[:, 2]
+    penalty = beam_search.length_penalty(7, 0.6)
+    log_probs = common_layers.log_prob_from_logits(tf.constant(logits)) + alive[:, :, None]
+    flat = tf.reshape(log_probs, [items, beam * vocab])
+    scores, flat_ids = tf.nn.top_k(flat / penalty, k=2 * beam)
+    expected = [scores, tf.gather(flat, flat_ids, batch_dims=1), flat_ids // vocab,
+                flat_ids % vocab]
+    got = beam_search._best_extensions(tf.constant(logits), tf.constant(alive), penalty,
+                                       beam, vocab)
+    for name, want, have in zip(["scores", "log probs", "beams", "ids"], expected, got):
+        np.testing.assert_array_equal(have.numpy(), want.numpy(), err_msg=name)
