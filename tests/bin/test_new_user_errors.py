@@ -259,11 +259,13 @@ def test_show_tf_deprecations_brings_the_notices_back(setup, tmp_path):
         "deprecation.deprecated(None, 'Use something else.')(lambda: 3)()\n")
     good = str(setup["inputs"] / "good.txt")
     usr = "--t2t_usr_dir=%s" % usr_dir
-    quiet = run("t2t-decoder", decoder_args(setup, "--decode_from_file=" + good,
-                                            "--decode_to_file=" + good + ".out", usr))
-    loud = run("t2t-decoder", decoder_args(setup, "--decode_from_file=" + good,
-                                           "--decode_to_file=" + good + ".out2", usr,
-                                           "--show_tf_deprecations"))
+    with futures.ThreadPoolExecutor(2) as pool:  # two decoder processes at once
+        quiet = pool.submit(run, "t2t-decoder", decoder_args(
+            setup, "--decode_from_file=" + good, "--decode_to_file=" + good + ".out", usr))
+        loud = pool.submit(run, "t2t-decoder", decoder_args(
+            setup, "--decode_from_file=" + good, "--decode_to_file=" + good + ".out2", usr,
+            "--show_tf_deprecations"))
+        quiet, loud = quiet.result(), loud.result()
     assert quiet[0] == loud[0] == 0, quiet[2][-2000:] + loud[2][-2000:]
     assert "Instructions for updating" not in quiet[2]
     assert "Instructions for updating" in loud[2]
