@@ -43,6 +43,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # this process only scores a
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import bench_serving  # noqa: E402  (machine(): the CPU's name and vector flags)
 import inference_systems  # noqa: E402  (bench/inference_systems.py)
 import multi30k_peers  # noqa: E402
 
@@ -463,6 +464,8 @@ def main(argv=None):
         "generated_tokens": "output subword ids in the shared t2t vocabulary, EOS left out; "
                             "t2t-decoder writes text, so its own count of the ids it "
                             "generated (its summary line, less one EOS a sentence)",
+        # The CPU's flags (AVX-512, VNNI, AMX): CTranslate2's int8 figure depends on them.
+        "machine": bench_serving.machine(),
         "cpu_count": os.cpu_count(), "load_average_at_start": load_at_start,
         "load_average_at_end": os.getloadavg(), "python": platform.python_version(),
         "t2t_commit": inference_systems.git_commit(os.path.dirname(HERE)),
