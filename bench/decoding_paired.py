@@ -16,6 +16,8 @@ Not run by `make bench` (it needs a trained model and a second checkout):
     # rep 0: cpu ratio 0.91  wall ratio 0.93 ...
     # median cpu ratio 0.91, wall ratio 0.92; decodes identical: True
 
+`--baseline_decode_hparams` decodes the baseline with other decode hparams (e.g. the same
+checkout, `--baseline=.`, T2T's stopping bound against `stopping_bound=current_length`).
 `--reference` adds each side's BLEU (`bleu_hook.bleu_wrapper`, as t2t-bleu's uncased
 score); `--record=NAME` stores the figures under "paired" / NAME in
 bench/results/decoding.json. The decodes stay in the folder printed at the end.
@@ -78,10 +80,11 @@ def worker(args):
                                       "sentences": len(decodes)}), flush=True)
 
 
-def _start(checkout, args, output):
-    argv = [sys.executable, os.path.abspath(__file__), "--worker", "--output", output]
+def _start(checkout, args, output, decode_hparams):
+    argv = [sys.executable, os.path.abspath(__file__), "--worker", "--output", output,
+            "--decode_hparams=" + decode_hparams]
     for name in ("model", "hparams_set", "problem", "data_dir", "model_dir", "source",
-                 "decode_hparams", "backend"):
+                 "backend"):
         argv.append("--%s=%s" % (name, getattr(args, name)))
     argv.append("--repeats=%d" % args.repeats)
     env = dict(os.environ, PYTHONPATH=os.path.abspath(checkout))
@@ -99,6 +102,8 @@ def main():
     parser.add_argument("--model_dir", required=True)
     parser.add_argument("--source", required=True)
     parser.add_argument("--decode_hparams", default="beam_size=4,alpha=0.6,batch_size=32")
+    parser.add_argument("--baseline_decode_hparams",
+                        help="the baseline's decode hparams (default: --decode_hparams)")
     parser.add_argument("--backend", default="native", choices=["native", "estimator"])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--reference", help="reference translations: report BLEU")
@@ -115,7 +120,9 @@ def main():
     workdir = tempfile.mkdtemp(prefix="decoding_paired_")
     sides = {"this": os.path.dirname(HERE), "baseline": args.baseline}
     outputs = {side: os.path.join(workdir, side + ".decodes") for side in sides}
-    processes = {side: _start(checkout, args, outputs[side])
+    decode_hparams = {"this": args.decode_hparams,
+                      "baseline": args.baseline_decode_hparams or args.decode_hparams}
+    processes = {side: _start(checkout, args, outputs[side], decode_hparams[side])
                  for side, checkout in sides.items()}
     results = {}
     for side, process in processes.items():
@@ -163,6 +170,7 @@ def _record(args, ratios, results, differing, lines, bleu):
         data = json.load(f)
     data.setdefault("paired", {})[args.record] = {
         "note": args.note, "backend": args.backend, "decode_hparams": args.decode_hparams,
+        "baseline_decode_hparams": args.baseline_decode_hparams or args.decode_hparams,
         "source": os.path.basename(args.source), "sentences": lines,
         "repeats": args.repeats,
         "cpu_ratio_median": float(np.median(ratios["cpu"])),

@@ -265,7 +265,8 @@ def parse_decode_hparams(overrides):
     """
     try:
         decode_hp = decoding.decode_hparams(overrides)
-        input_checks.check_search_settings(decode_hp.beam_size, decode_hp.alpha)
+        input_checks.check_search_settings(decode_hp.beam_size, decode_hp.alpha,
+                                           decode_hp.stopping_bound)
     except hparam.UnknownHParamNameError as error:
         raise errors.UserError("--decode_hparams=%r: %s" % (
             overrides, error.user_message("decode hyperparameter"))) from None

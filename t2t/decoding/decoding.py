@@ -71,6 +71,9 @@ def decode_hparams(overrides=""):
         batch_size=0,  # 0: the model's batching (dataset) or 32 (file).
         beam_size=4,
         alpha=0.6,  # Length penalty exponent.
+        # When a beam search ends: "max_length" (T2T's exact bound) or "current_length"
+        # (the peers' sooner stop); see t2t.search.beam_search.
+        stopping_bound="max_length",
         eos_penalty=0.0,
         block_size=0,
         guess_and_check_top_k=0,

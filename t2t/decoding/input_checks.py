@@ -23,13 +23,15 @@ import tensorflow as tf
 from absl import logging
 
 from t2t.core import errors
+from t2t.core import registry
 from t2t.encoders import text_encoder
 from t2t.model import model_hparams
+from t2t.search import beam_search
 
 _CONVERT_HINT = "convert it to UTF-8, e.g. iconv -f latin1 -t utf-8"
 
 
-def check_search_settings(beam_size, alpha):
+def check_search_settings(beam_size, alpha, stopping_bound="max_length"):
     """Refuse a beam size or length penalty no search uses, in one line (UserError): the one
     check of t2t-decoder's --decode_hparams (every engine), t2t-exporter's and t2t.load's.
 
@@ -37,6 +39,8 @@ def check_search_settings(beam_size, alpha):
         check_search_settings(0, 0.6)     # UserError: beam_size=0: give a whole number of
                                           # hypotheses, 1 (greedy) or more
         check_search_settings(4, -1)      # UserError: alpha=-1: give the length penalty's ...
+        check_search_settings(4, 0.6, "current_lenght")
+        # UserError: stopping_bound='current_lenght': did you mean current_length? ...
 
     T2T decoded greedily with a beam size below 1 and took a negative alpha (which favours
     ever longer outputs).
@@ -49,6 +53,12 @@ def check_search_settings(beam_size, alpha):
             or not math.isfinite(alpha) or alpha < 0):
         raise errors.UserError("alpha=%r: give the length penalty's exponent, 0 (none) or more "
                                "(T2T's default: 0.6)" % (alpha,))
+    if stopping_bound not in beam_search.STOPPING_BOUNDS:
+        close = registry.closest_names(str(stopping_bound), beam_search.STOPPING_BOUNDS, n=1)
+        raise errors.UserError(
+            "stopping_bound=%r: %suse max_length (T2T's exact search) or current_length (a "
+            "sentence ends once its best finished hypothesis beats every alive one at its "
+            "current length)" % (stopping_bound, "did you mean %s? " % close[0] if close else ""))
 
 
 def _not_utf8_reason(data, error):

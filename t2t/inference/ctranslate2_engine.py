@@ -65,6 +65,10 @@ class CTranslate2Engine:
                                                  inter_threads=1, intra_threads=threads)
 
     def decode(self, id_lists, settings):
+        if settings.stopping_bound != "max_length":
+            raise errors.UserError(
+                "stopping_bound=%r is for the TensorFlow engines: CTranslate2 ends a beam "
+                "search when beam_size hypotheses have finished" % settings.stopping_bound)
         too_long = sum(1 for ids in id_lists if len(ids) > self.max_positions)
         if too_long:
             logging.warning("%d of %d inputs are longer than the CTranslate2 export's %d "

@@ -34,14 +34,16 @@ _v1 = tf.compat.v1
 @dataclasses.dataclass(frozen=True)
 class DecodeSettings:
     """How to decode: beam_size 1 is greedy; `nbest` hypotheses per input (≤ beam_size);
-    `alpha` T2T's length penalty exponent; `extra_length` ids beyond the input length."""
+    `alpha` T2T's length penalty exponent; `extra_length` ids beyond the input length;
+    `stopping_bound` when a beam search ends ("max_length", T2T's, or "current_length")."""
     beam_size: int = 4
     alpha: float = 0.6
     nbest: int = 1
     extra_length: int = 100
+    stopping_bound: str = "max_length"
 
     def __post_init__(self):
-        input_checks.check_search_settings(self.beam_size, self.alpha)
+        input_checks.check_search_settings(self.beam_size, self.alpha, self.stopping_bound)
         if not 1 <= self.nbest <= self.beam_size:
             raise errors.UserError("nbest=%r: give 1 to beam_size (%d) hypotheses" % (
                 self.nbest, self.beam_size))
@@ -51,9 +53,10 @@ class DecodeSettings:
 
     def decode_hparams(self):
         """T2T's decode hparams for these settings."""
-        return decoding.decode_hparams("beam_size=%d,alpha=%r,extra_length=%d,return_beams=%s"
-                                       % (self.beam_size, float(self.alpha), self.extra_length,
-                                          self.nbest > 1))
+        return decoding.decode_hparams(
+            "beam_size=%d,alpha=%r,extra_length=%d,return_beams=%s,stopping_bound=%s" % (
+                self.beam_size, float(self.alpha), self.extra_length, self.nbest > 1,
+                self.stopping_bound))
 
 
 def pad_batch(id_lists):
@@ -198,21 +201,23 @@ class SavedModelEngine:
         self.path = path
         self.settings = DecodeSettings(**{
             name: export_settings[name] for name in ("beam_size", "alpha", "nbest",
-                                                     "extra_length")
+                                                     "extra_length", "stopping_bound")
             if name in export_settings})
         self._loaded = tf.saved_model.load(path)
         self._signature = self._loaded.signatures["serialized_example"]
 
     def decode(self, id_lists, settings):
         fixed = self.settings
-        if (settings.beam_size, float(settings.alpha), settings.extra_length) != (
-                fixed.beam_size, float(fixed.alpha), fixed.extra_length) or \
+        if (settings.beam_size, float(settings.alpha), settings.extra_length,
+                settings.stopping_bound) != (fixed.beam_size, float(fixed.alpha),
+                                             fixed.extra_length, fixed.stopping_bound) or \
                 settings.nbest > fixed.nbest:
             raise errors.UserError(
-                "%s was exported with beam_size=%d, alpha=%s, extra_length=%d and %d "
-                "hypotheses per input; decode with those, or export again with "
-                "--decode_hparams (or load the training folder, which decodes with any)" % (
-                    self.path, fixed.beam_size, fixed.alpha, fixed.extra_length, fixed.nbest))
+                "%s was exported with beam_size=%d, alpha=%s, extra_length=%d, "
+                "stopping_bound=%s and %d hypotheses per input; decode with those, or export "
+                "again with --decode_hparams (or load the training folder, which decodes "
+                "with any)" % (self.path, fixed.beam_size, fixed.alpha, fixed.extra_length,
+                               fixed.stopping_bound, fixed.nbest))
         examples = [export.make_example(ids) for ids in id_lists]
         out = self._signature(serialized_example=tf.constant(examples))
         scores = out["scores"].numpy() if "scores" in out else None

@@ -107,11 +107,14 @@ class TrainedModel:
                     how_to_cut="t2t.load(..., max_input_size=%d)"))
         return [ids + [text_encoder.EOS_ID] for ids in id_lists]
 
-    def _settings(self, beam_size, alpha, nbest, extra_length):
+    def _settings(self, beam_size, alpha, nbest, extra_length, stopping_bound=None):
         base = self.default_settings
+        stopping_bound = base.stopping_bound if stopping_bound is None else stopping_bound
         input_checks.check_search_settings(base.beam_size if beam_size is None else beam_size,
-                                           base.alpha if alpha is None else alpha)
+                                           base.alpha if alpha is None else alpha,
+                                           stopping_bound)
         return tf_engines.DecodeSettings(
+            stopping_bound=stopping_bound,
             beam_size=base.beam_size if beam_size is None else int(beam_size),
             alpha=base.alpha if alpha is None else float(alpha),
             nbest=1 if nbest is None else int(nbest),
@@ -119,8 +122,8 @@ class TrainedModel:
 
     # ------------------------------------------------------------------ decoding
     def decode(self, inputs: Union[str, Sequence[str]], beam_size=None, alpha=None,
-               nbest=None, batch_size=DEFAULT_BATCH_SIZE, extra_length=None, progress=None
-               ) -> Union[str, List[str], List[List[Hypothesis]]]:
+               nbest=None, batch_size=DEFAULT_BATCH_SIZE, extra_length=None, progress=None,
+               stopping_bound=None) -> Union[str, List[str], List[List[Hypothesis]]]:
         """Decode `inputs` (a list of strings, or one string).
 
         Args:
@@ -134,6 +137,10 @@ class TrainedModel:
           extra_length: ids decoded beyond the input's length (default 100).
           progress: a `t2t.core.progress.Progress` updated after each batch (inputs and
             output ids), for long lists.
+          stopping_bound: when a beam search ends: "max_length" (T2T's exact search, the
+            default) or "current_length" (the peers' sooner stop: once a sentence's best
+            finished hypothesis beats every alive one at its current length; about 1.5x
+            faster at beam 4, a few outputs differ). TensorFlow engines only.
 
         Returns the decoded strings in input order (one string for one string in), or with
         `nbest` a list of hypotheses per input. Empty inputs decode to "" (with a warning).
@@ -141,7 +148,7 @@ class TrainedModel:
         texts, single = _as_list(inputs, "inputs")
         texts = [input_checks.text_of(text, "input %d" % index)
                  for index, text in enumerate(texts)]
-        settings = self._settings(beam_size, alpha, nbest, extra_length)
+        settings = self._settings(beam_size, alpha, nbest, extra_length, stopping_bound)
         if batch_size < 1:
             raise errors.UserError("batch_size=%r: give 1 or more inputs a batch" % batch_size)
         empty = [i for i, text in enumerate(texts) if not text.strip()]

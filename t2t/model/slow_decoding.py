@@ -221,7 +221,7 @@ def beam_decode_slow(model, features, decode_length, beam_size, top_beams, alpha
     initial_ids = tf.zeros([batch_size], dtype=tf.int32)
     ids, scores, _ = beam_search.beam_search(
         symbols_to_logits_fn, initial_ids, beam_size, decode_length, vocab_size, alpha,
-        stop_early=(top_beams == 1), use_tpu=use_tpu)
+        stop_early=(top_beams == 1), use_tpu=use_tpu, stopping_bound=model.stopping_bound)
     if top_beams == 1:
         return {"outputs": ids[:, 0, 1:], "scores": scores[:, 0]}
     return {"outputs": ids[:, :top_beams, 1:], "scores": scores[:, :top_beams]}

@@ -79,7 +79,7 @@ _SYMBOL_MODALITIES = (modality_type.ModalityType.CTC_SYMBOL,
 def default_decode_hparams():
     """The decode hparams T2TModel reads, with T2T's defaults (see `utils/decoding`)."""
     return HParams(beam_size=4, alpha=0.6, extra_length=100, return_beams=False,
-                   batch_size=0)
+                   batch_size=0, stopping_bound="max_length")
 
 
 class SingleDatashard:
@@ -195,6 +195,12 @@ class T2TModel:
         self._ps_devices = getattr(self._data_parallelism, "ps_devices", [""])
 
     # ------------------------------------------------------------------ properties
+    @property
+    def stopping_bound(self):
+        """When this model's beam searches end: its decode hparams' `stopping_bound`
+        ("max_length", T2T's, unless set; see `t2t.search.beam_search`)."""
+        return self._decode_hparams.get("stopping_bound") or "max_length"
+
     @property
     def name(self):
         return self._name

@@ -500,7 +500,7 @@ class Transformer(t2t_model.T2TModel):
         `transformer_fast_decode`); greedy for beam_size 1, else beam search."""
         return transformer_fast_decode.transformer_fast_decode(
             self, features, decode_length, beam_size=beam_size, top_beams=top_beams,
-            alpha=alpha, use_tpu=use_tpu)
+            alpha=alpha, use_tpu=use_tpu, stopping_bound=self.stopping_bound)
 
     def _fast_decode_tpu(self, features, decode_length, beam_size=1, top_beams=1, alpha=1.0):
         """Cached decoding with fixed shapes (preallocated cache, static while_loop state),
@@ -508,7 +508,7 @@ class Transformer(t2t_model.T2TModel):
         decode_length."""
         return transformer_fast_decode.transformer_fast_decode(
             self, features, decode_length, beam_size=beam_size, top_beams=top_beams,
-            alpha=alpha, use_tpu=True)
+            alpha=alpha, use_tpu=True, stopping_bound=self.stopping_bound)
 
 
 @registry.register_model

@@ -133,7 +133,7 @@ def fast_decode(encoder_output, encoder_decoder_attention_bias, symbols_to_logit
                 decode_length, vocab_size, init_cache_fn=_init_transformer_cache, beam_size=1,
                 top_beams=1, alpha=1.0, sos_id=0, eos_id=beam_search.EOS_ID, batch_size=None,
                 force_decode_length=False, scope_prefix="body/", cache=None, use_tpu=False,
-                prefix_length=0, drop_finished=True):
+                prefix_length=0, drop_finished=True, stopping_bound="max_length"):
     """Greedy/sampled or beam decoding with a per-layer cache (T2T's `fast_decode`).
 
     Args:
@@ -159,6 +159,8 @@ def fast_decode(encoder_output, encoder_decoder_attention_bias, symbols_to_logit
         (`beam_search.beam_search`, `sampling.sample_decode`); not with `use_tpu`, when
         sampling, with `force_decode_length`, or for a batch of one. The same search in
         exact arithmetic; the remaining elements' scores can differ by rounding.
+      stopping_bound: when a beam search ends, "max_length" (T2T's) or "current_length"
+        (`beam_search.beam_search`).
 
     Returns:
       {"outputs": int32 [B, n] (greedy, top_beams == 1) or [B, top_beams, n],
@@ -194,7 +196,8 @@ def fast_decode(encoder_output, encoder_decoder_attention_bias, symbols_to_logit
         decoded_ids, scores, states = beam_search.beam_search(
             step_fn, initial_ids, beam_size, decode_length, vocab_size, alpha,
             states=states, eos_id=eos_id, stop_early=(top_beams == 1), use_tpu=use_tpu,
-            prefix_length=prefix_length, drop_finished=drop_finished, constants=constants)
+            prefix_length=prefix_length, drop_finished=drop_finished, constants=constants,
+            stopping_bound=stopping_bound)
         cache = _merge_cache(states, {} if drop_finished else constants)
         if top_beams == 1:
             return {"outputs": decoded_ids[:, 0, 1:], "scores": scores[:, 0], "cache": cache}
@@ -224,7 +227,8 @@ def fast_decode_tpu(encoder_output, encoder_decoder_attention_bias, symbols_to_l
                     hparams, decode_length, vocab_size, init_cache_fn=_init_transformer_cache,
                     beam_size=1, top_beams=1, alpha=1.0, sos_id=0, eos_id=beam_search.EOS_ID,
                     batch_size=None, force_decode_length=False, scope_prefix="body/",
-                    use_top_k_with_unique=True, cache=None, prefix_length=0):
+                    use_top_k_with_unique=True, cache=None, prefix_length=0,
+                    stopping_bound="max_length"):
     """`fast_decode` with every shape fixed when the graph is built (T2T's fast_decode_tpu).
 
     The cache is preallocated: each layer's "k" / "v" is [B, heads, decode_length, d/heads]
@@ -266,7 +270,7 @@ def fast_decode_tpu(encoder_output, encoder_decoder_attention_bias, symbols_to_l
             step_fn, initial_ids, beam_size, decode_length, vocab_size, alpha, states=states,
             eos_id=eos_id, stop_early=(top_beams == 1), use_tpu=True,
             use_top_k_with_unique=use_top_k_with_unique, fixed_states=True,
-            prefix_length=prefix_length)
+            prefix_length=prefix_length, stopping_bound=stopping_bound)
         cache = _merge_cache(states, constants)
         if top_beams == 1:
             return {"outputs": decoded_ids[:, 0, 1:], "scores": scores[:, 0], "cache": cache}
@@ -387,7 +391,8 @@ def _positional_encoding(hparams, length):
 
 
 def transformer_fast_decode(model, features, decode_length, beam_size=1, top_beams=1,
-                            alpha=1.0, use_tpu=False, drop_finished=True):
+                            alpha=1.0, use_tpu=False, drop_finished=True,
+                            stopping_bound="max_length"):
     """`Transformer._fast_decode`: cached decoding of `model` (a built or fresh Transformer).
 
     Args:
@@ -403,6 +408,7 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
         search buffers are fixed (the cache grows).
       drop_finished: `fast_decode`'s (off for a prompt, which the step reads per row of
         the input batch).
+      stopping_bound: when a beam search ends (`fast_decode`'s).
 
     Returns:
       {"outputs", "scores"} as the slow decoders (prompt positions removed).
@@ -508,7 +514,8 @@ def transformer_fast_decode(model, features, decode_length, beam_size=1, top_bea
             beam_size=beam_size, top_beams=top_beams, alpha=alpha,
             batch_size=batch_size,
             force_decode_length=bool(hparams.get("force_decode_length", False)),
-            prefix_length=0 if partial_targets is None else partial_length)
+            prefix_length=0 if partial_targets is None else partial_length,
+            stopping_bound=stopping_bound)
     result.pop("cache")
     if partial_targets is not None:
         if beam_size > 1 and top_beams > 1:

@@ -19,6 +19,18 @@ ends after `decode_length` steps or, when no alive beam can still beat the finis
 (with the most favourable length penalty, that of `decode_length`): with `stop_early` as
 soon as the best finished beam is out of reach, otherwise only when every one is.
 
+`stopping_bound` chooses that bound:
+- "max_length" (T2T's, the default): an alive beam is out of reach when its log
+  probability under the largest length penalty, that of `decode_length`, is below the
+  finished beam's score. Extending a beam only lowers its log probability, so no beam the
+  search could still find would change the result: the search is exact.
+- "current_length" (the peers' heuristic: OpenNMT-py / eole stop a sentence once its best
+  hypothesis has finished, Hugging Face's `early_stopping=False` bounds alive beams at
+  their current length): the alive beam is scored under the penalty of its current
+  length. The search stops sooner (on the Multi30k model, beam 4, half the
+  beam-rows x steps), and can miss a longer hypothesis whose length penalty would have
+  lifted it above the finished one.
+
 With `states` (nested dicts of tensors with a leading batch dimension, e.g. per-layer
 caches) the function is called as `symbols_to_logits_fn(ids, i, states) -> (logits,
 states)` on states expanded to [batch * beam, ...], and the states are reordered with the
@@ -49,6 +61,25 @@ log_prob_from_logits = common_layers.log_prob_from_logits
 def length_penalty(length, alpha):
     """((5 + length) / 6) ** alpha; e.g. length 3, alpha 1 -> 8 / 6."""
     return tf.pow((5.0 + tf.cast(length, tf.float32)) / 6.0, alpha)
+
+
+# The stopping bounds `beam_search` knows (see the module docstring).
+STOPPING_BOUNDS = ("max_length", "current_length")
+
+
+def check_stopping_bound(stopping_bound):
+    if stopping_bound not in STOPPING_BOUNDS:
+        raise ValueError("stopping_bound=%r: use one of %s" % (stopping_bound,
+                                                               ", ".join(STOPPING_BOUNDS)))
+    return stopping_bound
+
+
+def bound_penalty(stopping_bound, decode_length, length, alpha):
+    """The length penalty an alive beam of `length` ids is bounded with: that of
+    `decode_length` for "max_length", of `length` for "current_length"."""
+    if stopping_bound == "current_length":
+        return length_penalty(length, alpha)
+    return length_penalty(decode_length, alpha)
 
 
 # Ids per block in `top_k_by_blocks`; below 8 blocks a plain top-k is as fast.
@@ -195,7 +226,7 @@ def compute_topk_scores_and_seq(sequences, scores, scores_to_gather, flags, beam
 def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, vocab_size, alpha,
                 states=None, eos_id=EOS_ID, stop_early=True, use_tpu=False,
                 use_top_k_with_unique=True, fixed_states=False, prefix_length=0,
-                drop_finished=False, constants=None):
+                drop_finished=False, constants=None, stopping_bound="max_length"):
     """Beam search with a length penalty.
 
     Args:
@@ -229,6 +260,8 @@ def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, voc
       constants: optional nested [batch, ...] tensors the same for all beams of an item
         (e.g. the encoder output); then the call is `symbols_to_logits_fn(ids, i, states,
         constants)` with constants [batch * beam, ...]. Only gathered when items leave.
+      stopping_bound: "max_length" (T2T's exact bound) or "current_length" (the peers'
+        sooner stop); see the module docstring.
 
     Returns:
       (finished_seq [batch, beam, L + 1] int32 with the initial id first,
@@ -237,6 +270,7 @@ def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, voc
       never filled hold 0s with score -1e7.
     """
     del use_top_k_with_unique
+    check_stopping_bound(stopping_bound)
     if beam_size < 1:
         raise ValueError("beam_size must be >= 1, got %r" % (beam_size,))
     if decode_length is None:
@@ -248,7 +282,7 @@ def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, voc
     if drop_finished and not fixed_length:
         return _beam_search_dropping_finished(
             symbols_to_logits_fn, initial_ids, beam_size, decode_length, vocab_size, alpha,
-            states, eos_id, stop_early, prefix_length, constants)
+            states, eos_id, stop_early, prefix_length, constants, stopping_bound)
     if constants is not None:
         # Copied once per beam, outside the loop: never carried nor reordered.
         flat_constants = tf.nest.map_structure(
@@ -358,9 +392,10 @@ def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, voc
     def is_not_finished(i, unused_alive_seq, alive_log_probs, unused_finished_seq,
                         finished_scores, unused_finished_flags, unused_states):
         # Extending a beam only lowers its log probability, so the best any alive beam can
-        # reach is its current log probability under the largest length penalty.
-        max_length_penalty = length_penalty(decode_length, alpha)
-        best_alive_scores = alive_log_probs[:, 0] / max_length_penalty
+        # reach is its current log probability under the largest length penalty (with
+        # "current_length", it is scored at its length: i ids after i steps).
+        best_alive_scores = alive_log_probs[:, 0] / bound_penalty(stopping_bound,
+                                                                  decode_length, i, alpha)
         if stop_early:
             # Only the best finished beam must be out of reach (per batch item).
             finished_bar = tf.reduce_max(finished_scores, axis=1)
@@ -398,7 +433,7 @@ def beam_search(symbols_to_logits_fn, initial_ids, beam_size, decode_length, voc
 
 def _beam_search_dropping_finished(symbols_to_logits_fn, initial_ids, beam_size,
                                    decode_length, vocab_size, alpha, states, eos_id,
-                                   stop_early, prefix_length, constants):
+                                   stop_early, prefix_length, constants, stopping_bound):
     """`beam_search(..., drop_finished=True)`: the loop holds only the items still searching.
 
     Every loop tensor's first dimension is the number n of live items; `batch_index` [n]
@@ -415,7 +450,6 @@ def _beam_search_dropping_finished(symbols_to_logits_fn, initial_ids, beam_size,
                                       constants if constants is not None else {})
     alive_log_probs = tf.tile(tf.constant([[0.0] + [-INF] * (beam_size - 1)]), [batch_size, 1])
     alive_seq = tf.expand_dims(_expand_to_beam_size(initial_ids, beam_size), axis=2)
-    max_length_penalty = length_penalty(decode_length, alpha)
 
     def call(flat_ids, i, states, constants):
         """Logits [n, beam, vocab] and the new states [n, beam, ...] of the live items."""
@@ -461,8 +495,10 @@ def _beam_search_dropping_finished(symbols_to_logits_fn, initial_ids, beam_size,
             tf.concat([finished_seq, topk_seq], axis=1), all_scores, all_scores,
             tf.concat([finished_flags, topk_finished], axis=1), beam_size, rows,
             "grow_finished")
-        # Each item's own bound (beam_search's is_not_finished, per item).
-        best_alive_scores = alive_log_probs[:, 0] / max_length_penalty
+        # Each item's own bound (beam_search's is_not_finished, per item); the alive beams
+        # hold i + 1 ids now.
+        best_alive_scores = alive_log_probs[:, 0] / bound_penalty(stopping_bound,
+                                                                  decode_length, i + 1, alpha)
         bar = (tf.reduce_max(finished_scores, axis=1) if stop_early
                else tf.reduce_min(finished_scores, axis=1))
         done = tf.greater(bar, best_alive_scores)

@@ -1,7 +1,8 @@
 """The ASGI application of t2t-serve (FastAPI): its endpoints over the models' batchers.
 
     POST /v1/translate   {"model"?, "inputs": str | [str], "beam_size"?, "alpha"?, "nbest"?,
-                          "return_scores"?}  ->  {"model", "outputs", "scores"?}
+                          "stopping_bound"?, "return_scores"?}  ->  {"model", "outputs",
+                          "scores"?}
     POST /translate      LibreTranslate's API (JSON or a form): q, source, target, format,
                          alternatives, api_key  ->  {"translatedText", "alternatives"?}
     GET  /languages      LibreTranslate's list of languages (models named SRC-TGT)
@@ -22,7 +23,7 @@ import dataclasses
 import json
 import time
 import urllib.parse
-from typing import List, Optional, Union
+from typing import List, Literal, Optional, Union
 
 import fastapi
 import pydantic
@@ -63,6 +64,10 @@ class TranslateRequest(pydantic.BaseModel):
     alpha: Optional[float] = pydantic.Field(None, description="The length penalty exponent.")
     nbest: Optional[int] = pydantic.Field(None, ge=1, description="Return this many outputs "
                                           "per input (a list each).")
+    stopping_bound: Optional[Literal["max_length", "current_length"]] = pydantic.Field(
+        None, description="When a beam search ends: max_length (T2T's exact search, the "
+        "default) or current_length (once the best finished hypothesis beats the alive ones "
+        "at their current length: sooner; TensorFlow engines).")
     return_scores: bool = pydantic.Field(False, description="Add each output's score (its "
                                          "log-probability with the length penalty).")
     api_key: Optional[str] = None
@@ -204,7 +209,8 @@ class Service:
             raise Failure(413, "the request has %d characters; the limit is --max_chars=%d"
                           % (chars, self.config.max_chars))
 
-    async def translate(self, request, batcher, inputs, beam_size=None, alpha=None, nbest=1):
+    async def translate(self, request, batcher, inputs, beam_size=None, alpha=None, nbest=1,
+                        stopping_bound=None):
         """The translations of `inputs` (texts, scores), through the batcher."""
         if batcher.model is None or batcher.error is not None:
             raise Failure(503, "model %s is not ready: %s" % (
@@ -230,7 +236,8 @@ class Service:
             raise Failure(400, "a text cannot be encoded: %s" % _one_line(error)) from None
         if not layout.pieces:
             return layout.join([], nbest)
-        settings = (("beam_size", beam_size), ("alpha", alpha), ("nbest", nbest))
+        settings = (("beam_size", beam_size), ("alpha", alpha), ("nbest", nbest),
+                    ("stopping_bound", stopping_bound))
         loop = asyncio.get_running_loop()
         job = batching.Job(layout.pieces, tokens, settings, loop, loop.create_future())
         try:
@@ -372,7 +379,8 @@ def create_app(loaders, config=None, title="t2t-serve"):
             service.check_limits(inputs)
             nbest = parsed.nbest or 1
             outputs, scores = await service.translate(
-                request, batcher, inputs, parsed.beam_size, parsed.alpha, nbest)
+                request, batcher, inputs, parsed.beam_size, parsed.alpha, nbest,
+                parsed.stopping_bound)
             if parsed.nbest is not None and nbest == 1:
                 outputs, scores = [[o] for o in outputs], [[s] for s in scores]
             result = {"model": batcher.name, "outputs": outputs[0] if single else outputs}

@@ -189,6 +189,7 @@ def save_assets(path, model_name, hparams, checkpoint_path, decode_hp, assets):
             "beam_size": int(decode_hp.beam_size), "alpha": float(decode_hp.alpha),
             "nbest": int(decode_hp.beam_size) if decode_hp.return_beams else 1,
             "extra_length": int(decode_hp.extra_length),
+            "stopping_bound": str(decode_hp.stopping_bound),
             "max_input_size": int(decode_hp.max_input_size)})
 
 

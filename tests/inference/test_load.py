@@ -53,6 +53,21 @@ def test_decodes_what_the_decoder_decodes_in_input_order(model, folder, tmp_path
         words, beam_size=beam_size)
 
 
+def test_the_stopping_bound_is_a_decode_setting(model):
+    words = WORDS + ["abcdabcd", "dd"]
+    exact = model.decode(words, beam_size=3, nbest=3)
+    sooner = model.decode(words, beam_size=3, nbest=3, stopping_bound="current_length")
+    assert [h.text for hs in sooner for h in hs] and len(sooner) == len(words)
+    # A sooner stop never finds a better best hypothesis than T2T's exact search.
+    for a, b in zip(exact, sooner):
+        assert b[0].score <= a[0].score + 1e-5
+    assert model.decode(words, beam_size=3, stopping_bound="max_length") == [
+        hs[0].text for hs in exact]
+    with pytest.raises(errors.UserError, match="stopping_bound='current': did you mean "
+                       "current_length\\? use max_length"):
+        model.decode(words, stopping_bound="current")
+
+
 def test_one_string_in_one_string_out(model):
     assert model.decode("dcba", beam_size=1) == model.decode(["dcba"], beam_size=1)[0]
     assert model.decode("dcba", beam_size=1).isupper()
@@ -173,3 +188,15 @@ def test_saved_model_export_decodes_what_the_checkpoint_decodes(folder, model, t
             served.decode(WORDS, beam_size=4)
         with pytest.raises(errors.UserError, match="decodes only"):
             served.score(["ab"], ["AB"])
+    # The stopping bound is fixed at export, as the beam size.
+    path = export.export_saved_model(
+        MODEL, hparams, model.source.checkpoint_path, str(tmp_path / "sooner"),
+        decoding.decode_hparams("beam_size=3,stopping_bound=current_length"),
+        assets={"hparams_set": HPARAMS_SET, "hparams_overrides": HPARAMS,
+                "t2t_usr_dir": folder["usr_dir"]})
+    with t2t.load(path) as served:
+        assert served.decode(WORDS) == model.decode(WORDS, beam_size=3,
+                                                    stopping_bound="current_length")
+        with pytest.raises(errors.UserError, match="stopping_bound=current_length and 1 "
+                           "hypotheses per input; decode with those"):
+            served.decode(WORDS, stopping_bound="max_length")

@@ -113,7 +113,10 @@ def test_search_settings_no_search_uses_are_refused_in_one_line(beam_size, alpha
     ("beam_size=0", "--decode_hparams='beam_size=0': beam_size=0: give a whole number"),
     ("beam_size=-3", "--decode_hparams='beam_size=-3': beam_size=-3: give a whole number"),
     ("alpha=-1", "--decode_hparams='alpha=-1': alpha=-1.0: give the length penalty's"),
-    ("beam_size=2.5", "--decode_hparams='beam_size=2.5': Could not parse hparam 'beam_size'")])
+    ("beam_size=2.5", "--decode_hparams='beam_size=2.5': Could not parse hparam 'beam_size'"),
+    ("stopping_bound=max_lenght", "--decode_hparams='stopping_bound=max_lenght': "
+     "stopping_bound='max_lenght': did you mean max_length? use max_length (T2T's exact "
+     "search) or current_length")])
 def test_decode_hparams_no_search_uses_are_refused_by_both_programs(overrides, message):
     # t2t-decoder (TensorFlow and CTranslate2 engines) and t2t-exporter parse them here.
     with pytest.raises(errors.UserError) as error:
@@ -122,6 +125,10 @@ def test_decode_hparams_no_search_uses_are_refused_by_both_programs(overrides, m
 
 
 def test_ctranslate2_settings_of_decode_hparams_are_checked():
+    with pytest.raises(errors.UserError, match="--decode_hparams stopping_bound=current_length "
+                       "have no equivalent in the ctranslate2 engine"):
+        file_decoding.unsupported_decode_hparams(
+            t2t_decoder.parse_decode_hparams("stopping_bound=current_length"), "ctranslate2")
     decode_hp = decoding.decode_hparams()
     decode_hp.alpha = -0.5
     with pytest.raises(errors.UserError, match="alpha=-0.5: give"):

@@ -582,3 +582,55 @@ def test_best_extensions_are_t2ts_choice_bit_for_bit(ties):
                                        beam, vocab)
     for name, want, have in zip(["scores", "log probs", "beams", "ids"], expected, got):
         np.testing.assert_array_equal(have.numpy(), want.numpy(), err_msg=name)
+
+
+def _longer_wins_under_the_penalty(length):
+    """One item where ending at once (EOS first, log p -0.47) beats the alive beam ("a",
+    log p -0.97) at the current length, but "a a a a a EOS" (log p -0.97 too) scores
+    -0.97 / ((5 + 6) / 6) ** 2 = -0.29 at alpha 2, above the EOS's -0.47."""
+    a = 2
+    tables = np.full([1, length, 4, 4], NEG, np.float32)
+    tables[0, :, :, EOS] = 10.0  # once the a's are done (and after anything else), EOS
+    tables[0, 0, 0, EOS], tables[0, 0, 0, a] = 0.0, -0.5
+    tables[0, 1:5, a, a], tables[0, 1:5, a, EOS] = 10.0, 0.0
+    return tables
+
+
+@pytest.mark.parametrize("drop_finished", [False, True])
+def test_the_current_length_bound_stops_sooner_and_can_miss_t2ts_best(drop_finished):
+    tables = np.concatenate([_longer_wins_under_the_penalty(8),
+                             _finishing_at_different_steps(14, batch=2, length=8, vocab=4)])
+    results = {bound: _search_counting_rows(tables, 2, 8, 2.0, drop_finished=drop_finished,
+                                            stopping_bound=bound)
+               for bound in beam_search.STOPPING_BOUNDS}
+    (exact_ids, exact_scores, exact_rows) = results["max_length"]
+    (sooner_ids, sooner_scores, sooner_rows) = results["current_length"]
+    assert sooner_rows < exact_rows, (sooner_rows, exact_rows)
+    assert _strip(exact_ids[0, 0]) == [2, 2, 2, 2, 2, EOS]
+    np.testing.assert_allclose(exact_scores[0, 0], -0.9742 / (11 / 6) ** 2, rtol=1e-3)
+    # T2T's bound kept the alive "a" (-0.97 / (13 / 6) ** 2 = -0.21 could beat -0.47); at
+    # its current length (-0.97) it could not, and the search ended with the EOS.
+    assert _strip(sooner_ids[0, 0]) == [EOS]
+    np.testing.assert_allclose(sooner_scores[0, 0], np.log(1 / (1 + np.exp(-0.5))),
+                               rtol=1e-4)
+    # The other items' likeliest paths end early: both bounds find them.
+    for b in (1, 2):
+        assert _strip(sooner_ids[b, 0]) == _strip(exact_ids[b, 0])
+
+
+def test_the_bounds_agree_without_a_length_penalty_and_unknown_ones_are_refused():
+    tables = _finishing_at_different_steps(15, batch=3, length=6, vocab=5)
+    exact = _search_counting_rows(tables, 3, 6, 0.0, stopping_bound="max_length")
+    sooner = _search_counting_rows(tables, 3, 6, 0.0, stopping_bound="current_length")
+    for got, want in zip(sooner, exact):
+        np.testing.assert_array_equal(got, want)
+    fixed_ids, fixed_scores, _ = _run(lambda: beam_search.beam_search(
+        lambda ids, i: tf.gather_nd(tf.constant(tables), tf.stack(
+            [tf.range(tf.shape(ids)[0]) // 3, tf.fill([tf.shape(ids)[0]], i), ids[:, i]], 1)),
+        tf.zeros([3], tf.int32), 3, 6, 5, 2.0, use_tpu=True, stopping_bound="current_length"))
+    ids, scores = _beam(tables, 3, 6, 2.0, stopping_bound="current_length")
+    np.testing.assert_array_equal(fixed_ids[:, 0, :ids.shape[2]], ids[:, 0])
+    np.testing.assert_allclose(fixed_scores[:, 0], scores[:, 0], rtol=1e-6)
+    with pytest.raises(ValueError, match="stopping_bound='max_len': use one of max_length, "
+                       "current_length"):
+        _beam(tables, 3, 6, 0.6, stopping_bound="max_len")

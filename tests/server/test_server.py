@@ -78,6 +78,10 @@ def test_translations_are_t2t_loads_decodes(server, reference):
     assert nbest["outputs"] == [[h.text for h in hs] for hs in expected]
     assert nbest["scores"] == [[pytest.approx(h.score, abs=1e-4) for h in hs]
                                for hs in expected]
+    sooner = post(server, "/v1/translate", {"inputs": WORDS, "beam_size": 3,
+                                            "stopping_bound": "current_length"})
+    assert sooner.json()["outputs"] == reference.decode(WORDS, beam_size=3,
+                                                        stopping_bound="current_length")
 
 
 def test_lines_whitespace_and_long_lines(server, reference):
@@ -401,6 +405,9 @@ def test_limits_bad_requests_and_unknown_models(server):
     assert field.status_code == 400 and field.json()["error"].startswith("beam_size")
     too_many = post(server, "/v1/translate", {"inputs": "ab", "beam_size": 2, "nbest": 3})
     assert too_many.status_code == 400 and "nbest=3" in too_many.json()["error"]
+    bound = post(server, "/v1/translate", {"inputs": "ab", "stopping_bound": "current"})
+    assert bound.status_code == 400 and bound.json()["error"] == (
+        "stopping_bound: Input should be 'max_length' or 'current_length'")
     unknown = post(server, "/v1/translate", {"inputs": "ab", "model": "low-upp"})
     assert unknown.status_code == 404 and "did you mean low-up" in unknown.json()["error"]
     for answer in (many, long, bad, latin1, field, too_many, unknown):

@@ -44,6 +44,10 @@ def test_ctranslate2_translations_are_t2t_loads_decodes(served):
     assert [a.json()["outputs"] for a in answers] == [h[0].text for h in expected]
     assert [a.json()["scores"] for a in answers] == [
         pytest.approx(h[0].score, abs=1e-4) for h in expected]
+    refused = httpx.post(url + "/v1/translate", json={"inputs": "ab",
+                                                      "stopping_bound": "current_length"})
+    assert refused.status_code == 400 and refused.json()["error"].startswith(
+        "stopping_bound='current_length' is for the TensorFlow engines")
     libre = httpx.post(url + "/translate", data={"q": "ab\ndcba", "source": "low",
                                                  "target": "up"}).json()
     assert libre == {"translatedText": "\n".join(reference.decode(["ab", "dcba"]))}

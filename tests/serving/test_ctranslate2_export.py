@@ -113,6 +113,9 @@ def test_greedy_and_beam_decodes_equal_tensorflows(trained, exported):
     with t2t.load(trained["folder"]) as tf_model, t2t.load(exported) as ct2_model:
         assert ct2_model.engine_name == "ctranslate2"
         assert ct2_model.decode(words, beam_size=1) == tf_model.decode(words, beam_size=1)
+        with pytest.raises(errors.UserError, match="stopping_bound='current_length' is for "
+                           "the TensorFlow engines: CTranslate2 ends a beam search when"):
+            ct2_model.decode(words, stopping_bound="current_length")
         beam_tf, beam_ct2 = (m.decode(words, beam_size=3, alpha=0.0)
                              for m in (tf_model, ct2_model))
         assert sum(a == b for a, b in zip(beam_tf, beam_ct2)) >= len(words) - 1
