@@ -77,7 +77,7 @@ def ctranslate2_decoder(args):
     at a time (inter_threads=1), batches exactly as given. CTranslate2's default
     min_decoding_length of 1 forbids EOS at the first step; the other decoders allow it
     (a 10-step model's empty outputs came out as one token), so it is 0 here."""
-    import ctranslate2
+    from t2t.serving import ctranslate2_export
 
     def max_length(lines):
         """--max_decoding_length, or with --extra_length the batch's longest source +
@@ -85,8 +85,10 @@ def ctranslate2_decoder(args):
         if args.extra_length:
             return max(len(line.split()) for line in lines) + args.extra_length
         return args.max_decoding_length
-    translator = ctranslate2.Translator(args.model, device="cpu", compute_type=args.compute_type,
-                                        intra_threads=args.threads, inter_threads=1)
+    # As t2t's engine: built in a passing thread (ctranslate2_export.load_translator).
+    translator = ctranslate2_export.load_translator(
+        args.model, device="cpu", compute_type=args.compute_type, intra_threads=args.threads,
+        inter_threads=1)
 
     def decode(lines):
         results = translator.translate_batch(

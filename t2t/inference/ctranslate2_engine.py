@@ -58,11 +58,11 @@ class CTranslate2Engine:
     name = "ctranslate2"
 
     def __init__(self, path, threads=0, compute_type="default", max_positions=None):
-        ctranslate2 = ctranslate2_export.require_ctranslate2()
         self.path = path
         self.max_positions = max_positions or ctranslate2_export.MAX_POSITIONS
-        self.translator = ctranslate2.Translator(path, device="cpu", compute_type=compute_type,
-                                                 inter_threads=1, intra_threads=threads)
+        self.translator = ctranslate2_export.load_translator(
+            path, device="cpu", compute_type=compute_type, inter_threads=1,
+            intra_threads=threads)
 
     def decode(self, id_lists, settings):
         if settings.stopping_bound != "max_length":

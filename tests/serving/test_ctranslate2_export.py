@@ -4,6 +4,8 @@ import json
 import os
 import re
 import struct
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -146,6 +148,35 @@ def test_int8_decodes_like_float32(trained, exported, tmp_path):
         same = sum(a == b for a, b in zip(int8.decode(WORDS, beam_size=1),
                                           float32.decode(WORDS, beam_size=1)))
     assert same >= len(WORDS) - 2
+    # Loading int8 weights leaves the loading thread an OpenMP team (which throttles the
+    # decode's spinning threads: 10x slower one sentence at a time); t2t loads in a passing
+    # thread. Counted in a fresh process, whose main thread has no team yet.
+    counts = subprocess.run(
+        [sys.executable, "-c", THREAD_COUNTS, path], check=True, capture_output=True,
+        text=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")).stdout.split()
+    in_main_thread, passing_thread = (int(n) for n in counts)
+    assert in_main_thread == 2, counts  # the translator's worker and the load's team
+    assert passing_thread == 1, counts  # the translator's worker alone
+
+
+THREAD_COUNTS = """
+import os, sys, time
+import ctranslate2
+from t2t.serving import ctranslate2_export
+def threads():
+    return len(os.listdir("/proc/self/task"))
+before = threads()
+kept = ctranslate2_export.load_translator(sys.argv[1], device="cpu", intra_threads=2,
+                                          inter_threads=1)
+# The passing thread's team is told to end as it ends, and takes a moment to.
+deadline = time.time() + 10
+while threads() - before > 1 and time.time() < deadline:
+    time.sleep(0.02)
+passing = threads() - before
+before = threads()
+plain = ctranslate2.Translator(sys.argv[1], device="cpu", intra_threads=2, inter_threads=1)
+print(threads() - before, passing)
+"""
 
 
 # Other layouts CTranslate2 must get right: shared embeddings and softmax (with the
