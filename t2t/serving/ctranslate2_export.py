@@ -6,7 +6,7 @@
     # /train/export/ctranslate2: model.bin, config.json, shared_vocabulary.json (CTranslate2),
     # t2t_model.json, hparams.json and the problem's vocabulary files (t2t)
 
-    translator = ctranslate2.Translator(path)
+    translator = ctranslate2.Translator(path)   # an int8 export: load_translator(path)
     translator.translate_batch([["12", "7", "1"]], beam_size=4)   # tokens are t2t ids
 
 `t2t.load(path)` decodes it with the problem's own encoders. CTranslate2 is the C++ engine
@@ -342,9 +342,9 @@ def load_translator(path, **kwargs):
     Loading an int8 model prepares its weights in an OpenMP parallel region of the loading
     thread, which leaves that thread a team of OpenMP threads for as long as it lives,
     beside the team of the translator's own worker that decodes. libgomp then counts more
-    threads than cores and cuts every thread's spin to 1,000 turns (sleeping after each
-    short gap of a decode), or with OMP_WAIT_POLICY=ACTIVE the idle team spins on a core
-    the decode needs. Built in a passing thread, the model's load team ends with it. Measured
+    OpenMP threads than CPUs and spins only 100 turns before sleeping (1,000 under
+    OMP_WAIT_POLICY=ACTIVE; its manual, GOMP_SPINCOUNT), so the decode's threads sleep
+    through each short gap, and under ACTIVE the idle team also takes a core. Built in a passing thread, the model's load team ends with it. Measured
     on the Multi30k int8 export, 2 threads, an AMD EPYC with AVX-512 (docs/inference_benchmark.md):
     one sentence at beam 4 in 4.9-9.8 ms instead of 57-59 ms. float32 loads leave no team.
     """
