@@ -271,6 +271,30 @@ def _cut_at_eos(ids):
     return tf.RaggedTensor.from_tensor(ids, lengths=lengths)
 
 
+def _utf8_of_code_points(code):
+    """The UTF-8 string of each code point of int32 `code` [n] (a surrogate: U+FFFD).
+
+        _utf8_of_code_points(tf.constant([97, 0xE9, 0xFFFE]))  # [b"a", b"\xc3\xa9", b"\xef\xbf\xbe"]
+
+    Computed here, not by `tf.strings.unicode_encode`: TensorFlow 2.15's replaces the
+    noncharacters (U+FFFE, U+FDD0, ...) with U+FFFD, which Python encodes as they are.
+    """
+    code = tf.where(tf.logical_and(code >= 0xD800, code <= 0xDFFF), 0xFFFD, code)
+    length = (1 + tf.cast(code >= 0x80, tf.int32) + tf.cast(code >= 0x800, tf.int32) +
+              tf.cast(code >= 0x10000, tf.int32))
+    lead_mark = tf.gather(tf.constant([0, 0, 0xC0, 0xE0, 0xF0]), length)
+    byte_strings = tf.constant([bytes([b]) for b in range(256)], tf.string)
+    pieces = []
+    for k in range(4):
+        shift = 6 * (length - 1 - k)
+        value = tf.bitwise.right_shift(code, tf.maximum(shift, 0))
+        byte = tf.where(tf.equal(k, 0), tf.bitwise.bitwise_or(value, lead_mark),
+                        tf.bitwise.bitwise_or(0x80, tf.bitwise.bitwise_and(value, 0x3F)))
+        piece = tf.gather(byte_strings, tf.bitwise.bitwise_and(byte, 0xFF))
+        pieces.append(tf.where(k < length, piece, ""))
+    return tf.strings.reduce_join(tf.stack(pieces, axis=1), axis=1)
+
+
 def _pieces_table(strings, ids):
     """strings[id] for ids in range, "" elsewhere."""
     table = tf.constant(list(strings) + [""], tf.string)
@@ -304,8 +328,7 @@ def _decode_subwords(ids, vocabulary):
     code = tf.strings.to_number(safe, tf.int32)
     code = tf.where(tf.logical_or(too_long, code > _MAX_CODE_POINT), _UNDEFINED_CODE_POINT,
                     code)
-    chars = tf.strings.unicode_encode(tf.RaggedTensor.from_row_lengths(
-        code, tf.ones_like(code)), "UTF-8", errors="replace")
+    chars = _utf8_of_code_points(code)
     part_values = tf.where(is_number, chars, part_values)
     tokens = tf.strings.reduce_join(parts.with_flat_values(part_values), axis=1)
     tokens = pieces.with_flat_values(tokens)
